@@ -1,0 +1,42 @@
+/* ad.h: normalisation, CHAD forward and reverse transformations, linear-map
+ * elimination and the clean-up passes (DESIGN.md section 4).
+ *
+ * For a user function f the pipeline adds four functions to the module:
+ *   f$fwd : (p1, dp1, ..., pn, dpn) -> (ret, dret)      forward mode
+ *   f$rev : (p1, ..., pn, ret_b)     -> (ret, (p_b...))  reverse mode
+ *   f$aug : (p1, ..., pn)            -> (ret, tape)      reverse, primal half
+ *   f$bwd : (tape, ret_b)            -> (p_b...)         reverse, adjoint half
+ * where only active parameters get a tangent or a cotangent, `tape` is the
+ * record "f$tape" of the residuals the adjoint half needs, and f$rev is
+ * f$aug followed by f$bwd fused into one function. Callers use f$fwd, f$aug
+ * and f$bwd, so a chain of k calls costs O(k) callee runs. */
+#ifndef CHAD_AD_H
+#define CHAD_AD_H
+
+#include "ir/ir.h"
+
+typedef struct AdOptions {
+  FILE *dump; /* when non-NULL, every stage is printed here */
+} AdOptions;
+
+/* Requires: f type-checks in CHECK_SOURCE mode, and every function it calls
+ * has been differentiated already. Guarantees: f$fwd, f$rev, f$aug and f$bwd
+ * are in the module, type-check in CHECK_FINAL mode (no linear map left), and
+ * compute the derivatives of f. On failure returns false with a message. */
+bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err);
+
+/* Names of the derived functions, allocated in the module's arena. */
+const char *ad_name(Module *m, const char *fname, const char *suffix);
+
+/* The passes, usable alone (tests, dumps). Each returns a new expression or
+ * function in the module's arena; inputs are not modified. */
+Expr *anf_expr(Module *m, Expr *e);          /* A-normal form, unique binders */
+Func *anf_func(Module *m, Func *f);          /* same, as a new function */
+Expr *linmap_eliminate(Module *m, Expr *e);  /* apply every linear map */
+Expr *linmap_simplify(Module *m, Expr *map); /* Figure 4-5 laws on a map */
+Expr *materialize_expr(Module *m, Expr *e);  /* zeros and tangent plus -> code */
+Expr *simplify_expr(Module *m, Expr *e);     /* local rewrites, let inlining */
+Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
+Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
+
+#endif

@@ -1,0 +1,209 @@
+/* cse.c: common-subexpression elimination on A-normal form.
+ *
+ * Requires ANF with unique binders. Guarantees ANF with unique binders in
+ * which no binding recomputes an operation (same kind, operator, callee,
+ * field and operand atoms) already bound in an enclosing scope; the later
+ * binding becomes a use of the earlier variable. Scopes follow `if`
+ * branches, so a value bound in one branch is never used outside it. `add`
+ * and `mul` are commutative in IEEE arithmetic, so their operands are put
+ * in a canonical order first. All operations are pure, calls included. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad.h"
+#include "ad/util.h"
+
+typedef struct Entry Entry;
+struct Entry {
+  Expr *rhs;
+  Var *var;
+  unsigned hash;
+  Entry *next_in_bucket;
+};
+
+typedef struct Cse {
+  Arena *a;
+  Entry **buckets;
+  unsigned nbuckets; /* power of two */
+  PtrVec stack;      /* Entry* in insertion order, popped at scope exit */
+  VarMap subst;
+} Cse;
+
+static unsigned mix(unsigned h, unsigned x) { return (h ^ x) * 16777619u; }
+
+static unsigned hash_atom(const Expr *e) {
+  switch (e->kind) {
+  case E_VAR:
+    return (unsigned)e->var->id * 2654435761u;
+  case E_CONST: {
+    uint64_t bits;
+    if (e->type->kind == TY_INT)
+      bits = (uint64_t)e->ival;
+    else
+      memcpy(&bits, &e->fval, sizeof bits);
+    return (unsigned)(bits ^ (bits >> 32)) ^ (unsigned)e->type->kind;
+  }
+  default:
+    return 7u;
+  }
+}
+
+static unsigned hash_rhs(const Expr *e) {
+  unsigned h = mix(2166136261u, (unsigned)e->kind);
+  h = mix(h, (unsigned)e->op);
+  h = mix(h, (unsigned)e->index);
+  if (e->name)
+    for (const char *p = e->name; *p; p++)
+      h = mix(h, (unsigned char)*p);
+  for (int i = 0; i < e->nargs; i++)
+    h = mix(h, hash_atom(e->args[i]));
+  return h;
+}
+
+static bool same_rhs(const Expr *x, const Expr *y) {
+  if (x->kind != y->kind || x->nargs != y->nargs || x->index != y->index)
+    return false;
+  if (x->kind == E_PRIM && x->op != y->op)
+    return false;
+  if ((x->name || y->name) && (!x->name || !y->name || strcmp(x->name, y->name) != 0))
+    return false;
+  if (!type_eq(x->type, y->type))
+    return false;
+  for (int i = 0; i < x->nargs; i++)
+    if (!atom_eq(x->args[i], y->args[i]))
+      return false;
+  return true;
+}
+
+static bool cse_candidate(const Expr *rhs) {
+  switch (rhs->kind) {
+  case E_PRIM:
+  case E_CALL:
+  case E_TUPLE:
+  case E_GET:
+    for (int i = 0; i < rhs->nargs; i++)
+      if (!expr_is_atom(rhs->args[i]))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void canonical_order(Expr *rhs) {
+  if (rhs->kind != E_PRIM || (rhs->op != P_ADD && rhs->op != P_MUL))
+    return;
+  Expr *a = rhs->args[0], *b = rhs->args[1];
+  unsigned ka = hash_atom(a), kb = hash_atom(b);
+  if (ka > kb || (ka == kb && a->kind == E_CONST && b->kind == E_VAR)) {
+    rhs->args[0] = b;
+    rhs->args[1] = a;
+  }
+}
+
+static void grow(Cse *s) {
+  unsigned n = s->nbuckets ? s->nbuckets * 2 : 256;
+  Entry **b = calloc(n, sizeof *b);
+  if (!b)
+    abort();
+  /* Rehash preserving per-bucket order (newest first) by reinserting the
+   * stack oldest first. */
+  for (int i = 0; i < s->stack.len; i++) {
+    Entry *e = s->stack.items[i];
+    unsigned k = e->hash & (n - 1);
+    e->next_in_bucket = b[k];
+    b[k] = e;
+  }
+  free(s->buckets);
+  s->buckets = b;
+  s->nbuckets = n;
+}
+
+static Var *lookup(Cse *s, Expr *rhs, unsigned h) {
+  if (!s->nbuckets)
+    return NULL;
+  for (Entry *e = s->buckets[h & (s->nbuckets - 1)]; e; e = e->next_in_bucket)
+    if (e->hash == h && same_rhs(e->rhs, rhs))
+      return e->var;
+  return NULL;
+}
+
+static void insert(Cse *s, Expr *rhs, Var *v, unsigned h) {
+  if ((unsigned)(s->stack.len + 1) * 2 > s->nbuckets)
+    grow(s);
+  Entry *e = arena_alloc(s->a, sizeof *e);
+  e->rhs = rhs;
+  e->var = v;
+  e->hash = h;
+  unsigned k = h & (s->nbuckets - 1);
+  e->next_in_bucket = s->buckets[k];
+  s->buckets[k] = e;
+  ptrvec_push(s->a, &s->stack, e);
+}
+
+/* Removes the entries added since the stack had `height` entries. Entries
+ * leave in reverse order of insertion, so each is at its bucket's head. */
+static void pop_to(Cse *s, int height) {
+  while (s->stack.len > height) {
+    Entry *e = s->stack.items[--s->stack.len];
+    unsigned k = e->hash & (s->nbuckets - 1);
+    s->buckets[k] = e->next_in_bucket;
+  }
+}
+
+static Expr *resolve(Cse *s, Expr *atom) {
+  if (atom->kind != E_VAR)
+    return atom;
+  Expr *to = varmap_get(&s->subst, atom->var);
+  return to ? to : atom;
+}
+
+static Expr *cse_block(Cse *s, Expr *e);
+
+static Expr *cse_rhs(Cse *s, Expr *rhs) {
+  if (expr_is_atom(rhs))
+    return resolve(s, rhs);
+  Expr *n = ex_clone_shallow(s->a, rhs);
+  if (rhs->kind == E_IF) {
+    n->args[0] = resolve(s, rhs->args[0]);
+    n->args[1] = cse_block(s, rhs->args[1]);
+    n->args[2] = cse_block(s, rhs->args[2]);
+    return n;
+  }
+  for (int i = 0; i < rhs->nargs; i++)
+    n->args[i] = resolve(s, rhs->args[i]);
+  canonical_order(n);
+  return n;
+}
+
+static Expr *cse_block(Cse *s, Expr *e) {
+  int height = s->stack.len;
+  Bindings in, out = {0};
+  bindings_of(s->a, e, &in);
+  for (int i = 0; i < in.vars.len; i++) {
+    Var *x = in.vars.items[i];
+    Expr *rhs = cse_rhs(s, in.rhss.items[i]);
+    if (cse_candidate(rhs)) {
+      unsigned h = hash_rhs(rhs);
+      Var *earlier = lookup(s, rhs, h);
+      if (earlier) {
+        varmap_put(&s->subst, x, ex_var(s->a, earlier));
+        continue;
+      }
+      insert(s, rhs, x, h);
+    }
+    bindings_push(s->a, &out, x, rhs);
+  }
+  Expr *r = bindings_build(s->a, &out, resolve(s, in.result));
+  pop_to(s, height);
+  return r;
+}
+
+Expr *cse_expr(Module *m, Expr *e) {
+  Cse s = {.a = m->arena};
+  Expr *r = cse_block(&s, e);
+  free(s.buckets);
+  varmap_free(&s.subst);
+  return r;
+}

@@ -1,0 +1,200 @@
+/* dce.c: dead-code elimination.
+ *
+ * Requires ANF with unique binders. Guarantees that every remaining binding
+ * is used (all operations are pure, so an unused one can go), and that an
+ * `if` whose tuple result has fields nobody projects returns only the used
+ * fields: this drops the residuals of branches that the optimised reverse
+ * sweep no longer reads, and then the computations that produced them. */
+#include <stdlib.h>
+
+#include "ad/ad.h"
+#include "ad/util.h"
+
+typedef struct Dce {
+  Arena *a;
+  VarMap live;       /* Var -> non-NULL when used */
+  VarMap field_use;  /* Var bound by a tuple-typed if -> bool[] of used fields */
+  VarMap whole_use;  /* such Var -> non-NULL if used other than by `get` */
+} Dce;
+
+static void mark_live(Var *v, void *ctx) {
+  Dce *s = ctx;
+  varmap_put(&s->live, v, v);
+}
+
+static Expr *dce_block(Dce *s, Expr *e);
+
+static Expr *dce_rhs(Dce *s, Expr *rhs) {
+  if (rhs->kind != E_IF) {
+    expr_visit_vars(rhs, mark_live, s);
+    return rhs;
+  }
+  Expr *n = ex_clone_shallow(s->a, rhs);
+  n->args[1] = dce_block(s, rhs->args[1]);
+  n->args[2] = dce_block(s, rhs->args[2]);
+  expr_visit_vars(n, mark_live, s);
+  return n;
+}
+
+static Expr *dce_block(Dce *s, Expr *e) {
+  Bindings in;
+  bindings_of(s->a, e, &in);
+  expr_visit_vars(in.result, mark_live, s);
+  int n = in.vars.len;
+  bool *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
+  Expr **rhss = calloc((size_t)(n ? n : 1), sizeof *rhss);
+  for (int i = n - 1; i >= 0; i--) {
+    Var *x = in.vars.items[i];
+    if (!varmap_has(&s->live, x))
+      continue;
+    keep[i] = true;
+    rhss[i] = dce_rhs(s, in.rhss.items[i]);
+  }
+  Bindings out = {0};
+  for (int i = 0; i < n; i++)
+    if (keep[i])
+      bindings_push(s->a, &out, in.vars.items[i], rhss[i]);
+  free(keep);
+  free(rhss);
+  return bindings_build(s->a, &out, in.result);
+}
+
+/* ------------------------------------------- unused fields of if results */
+
+typedef struct FieldScan {
+  Dce *s;
+  VarMap tuple_ifs; /* Var -> Expr* (the if) */
+} FieldScan;
+
+static void note_whole(Var *v, void *ctx) {
+  Dce *s = ctx;
+  varmap_put(&s->whole_use, v, v);
+}
+
+/* Records, for each variable bound to a tuple-typed if, which fields are
+ * projected and whether it is used whole. */
+static void scan_uses(Dce *s, Expr *e) {
+  Bindings b;
+  bindings_of(s->a, e, &b);
+  for (int i = 0; i < b.vars.len; i++) {
+    Var *x = b.vars.items[i];
+    Expr *rhs = b.rhss.items[i];
+    if (rhs->kind == E_IF && rhs->type && rhs->type->kind == TY_TUPLE && !rhs->type->name) {
+      bool *used = arena_alloc(s->a, sizeof(bool) * (size_t)(rhs->type->n + 1));
+      varmap_put(&s->field_use, x, used);
+    }
+    if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR) {
+      bool *used = varmap_get(&s->field_use, rhs->args[0]->var);
+      if (used)
+        used[rhs->index] = true;
+      else
+        note_whole(rhs->args[0]->var, s);
+    } else if (rhs->kind == E_IF) {
+      if (rhs->args[0]->kind == E_VAR)
+        note_whole(rhs->args[0]->var, s);
+      scan_uses(s, rhs->args[1]);
+      scan_uses(s, rhs->args[2]);
+    } else {
+      expr_visit_vars(rhs, note_whole, s);
+    }
+  }
+  expr_visit_vars(b.result, note_whole, s);
+}
+
+/* Makes the block return only the kept fields of its tuple result. The
+ * result is an atom bound (in this block) to a tuple, or a structural zero. */
+static Expr *narrow_block(Dce *s, Expr *e, const bool *used, Type *narrowed) {
+  Bindings b;
+  bindings_of(s->a, e, &b);
+  Expr *res = b.result;
+  Expr *tup = NULL;
+  if (res->kind == E_VAR)
+    for (int i = b.vars.len - 1; i >= 0 && !tup; i--)
+      if (b.vars.items[i] == res->var && ((Expr *)b.rhss.items[i])->kind == E_TUPLE)
+        tup = b.rhss.items[i];
+  if (!tup && res->kind == E_TUPLE)
+    tup = res;
+  if (!tup)
+    return NULL;
+  Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)(tup->nargs + 1));
+  int k = 0;
+  for (int i = 0; i < tup->nargs; i++)
+    if (used[i])
+      elems[k++] = tup->args[i];
+  Expr *nt = ex_tuple(s->a, k, elems);
+  nt->type = narrowed;
+  Var *v = var_new(s->a, "r", narrowed);
+  bindings_push(s->a, &b, v, nt);
+  return bindings_build(s->a, &b, ex_var(s->a, v));
+}
+
+static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed);
+
+static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed) {
+  if (rhs->kind == E_IF) {
+    Expr *n = ex_clone_shallow(s->a, rhs);
+    n->args[1] = narrow_ifs(s, rhs->args[1], changed);
+    n->args[2] = narrow_ifs(s, rhs->args[2], changed);
+    bool *used = varmap_get(&s->field_use, x);
+    if (!used || varmap_get(&s->whole_use, x))
+      return n;
+    int kept = 0;
+    for (int i = 0; i < rhs->type->n; i++)
+      kept += used[i];
+    if (kept == rhs->type->n)
+      return n;
+    Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(kept + 1));
+    for (int i = 0, k = 0; i < rhs->type->n; i++)
+      if (used[i])
+        ts[k++] = rhs->type->elems[i];
+    Type *narrowed = ty_tuple(s->a, kept, ts);
+    Expr *b0 = narrow_block(s, n->args[1], used, narrowed);
+    Expr *b1 = narrow_block(s, n->args[2], used, narrowed);
+    if (!b0 || !b1)
+      return n;
+    n->args[1] = b0;
+    n->args[2] = b1;
+    n->type = narrowed;
+    x->type = narrowed;
+    *changed = true;
+    return n;
+  }
+  if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR) {
+    bool *used = varmap_get(&s->field_use, rhs->args[0]->var);
+    if (used && !varmap_get(&s->whole_use, rhs->args[0]->var)) {
+      int k = 0;
+      for (int i = 0; i < rhs->index; i++)
+        k += used[i];
+      if (k != rhs->index) {
+        Expr *n = ex_clone_shallow(s->a, rhs);
+        n->index = k;
+        return n;
+      }
+    }
+  }
+  return rhs;
+}
+
+static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed) {
+  Bindings b;
+  bindings_of(s->a, e, &b);
+  for (int i = 0; i < b.vars.len; i++)
+    b.rhss.items[i] = narrow_rhs(s, b.vars.items[i], b.rhss.items[i], changed);
+  return bindings_build(s->a, &b, b.result);
+}
+
+Expr *dce_expr(Module *m, Expr *e) {
+  for (int round = 0; round < 8; round++) {
+    Dce s = {.a = m->arena};
+    e = dce_block(&s, e);
+    varmap_free(&s.live);
+    scan_uses(&s, e);
+    bool changed = false;
+    e = narrow_ifs(&s, e, &changed);
+    varmap_free(&s.field_use);
+    varmap_free(&s.whole_use);
+    if (!changed)
+      break;
+  }
+  return e;
+}

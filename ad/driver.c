@@ -1,0 +1,98 @@
+/* driver.c: the AD pipeline for one function (DESIGN.md section 4).
+ *
+ * lowered IR -> ANF -> forward and reverse CHAD (with linear maps) ->
+ * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
+ * simplify -> CSE -> DCE -> split f$rev into f$aug and f$bwd.
+ * The type checker runs after every stage: in CHECK_AD mode while linear
+ * maps may exist, in CHECK_FINAL mode after elimination, where a
+ * linear-map-typed value anywhere is an error. */
+#include <string.h>
+
+#include "ad/ad.h"
+#include "ad/transform.h"
+
+const char *ad_name(Module *m, const char *fname, const char *suffix) {
+  return arena_printf(m->arena, "%s$%s", fname, suffix);
+}
+
+/* Derived code gets names distinct from every name in f, so that dumps
+ * before re-normalisation read unambiguously. */
+static void reserve_binders(NameSet *names, Expr *e) {
+  for (; e->kind == E_LET; e = e->body) {
+    nameset_reserve(names, e->var->name);
+    reserve_binders(names, e->args[0]);
+  }
+  for (int i = 0; i < e->nargs; i++)
+    reserve_binders(names, e->args[i]);
+}
+
+static void dump_func(const AdOptions *opt, const char *stage, const Func *f) {
+  if (!opt || !opt->dump)
+    return;
+  fprintf(opt->dump, "== %s: %s ==\n", f->name, stage);
+  print_func(opt->dump, f);
+  fputc('\n', opt->dump);
+}
+
+static bool check_stage(Module *m, Func *f, CheckMode mode, const char *stage, Diag *err) {
+  Diag d;
+  if (check_func(m, f, mode, &d))
+    return true;
+  diag_set(err, d.loc, "internal error after %s of '%s': %s", stage, f->name, d.msg);
+  return false;
+}
+
+/* Elimination and clean-up of one derived function, in place. */
+static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
+  g->body = anf_expr(m, linmap_eliminate(m, g->body));
+  if (!check_stage(m, g, CHECK_AD, "linear-map elimination", err))
+    return false;
+  g->body = simplify_expr(m, g->body);
+  if (!check_stage(m, g, CHECK_AD, "simplification", err))
+    return false;
+  g->body = anf_expr(m, materialize_expr(m, g->body));
+  if (!check_stage(m, g, CHECK_FINAL, "materialisation", err))
+    return false;
+  g->body = simplify_expr(m, g->body);
+  dump_func(opt, "after linear-map optimisation", g);
+  g->body = dce_expr(m, cse_expr(m, g->body));
+  if (!check_stage(m, g, CHECK_FINAL, "CSE", err))
+    return false;
+  dump_func(opt, "after CSE and DCE", g);
+  return true;
+}
+
+bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
+  if (!check_func(m, f, CHECK_SOURCE, err))
+    return false;
+  dump_func(opt, "lowered IR", f);
+  Func *fa = anf_func(m, f);
+  if (!check_stage(m, fa, CHECK_SOURCE, "ANF", err))
+    return false;
+  dump_func(opt, "ANF", fa);
+
+  NameSet names = {0};
+  for (int i = 0; i < f->nparams; i++)
+    nameset_reserve(&names, f->params[i]->name);
+  reserve_binders(&names, fa->body);
+  Func *fwd = ad_forward(m, fa, &names);
+  Func *rev = ad_reverse(m, fa, &names);
+  nameset_free(&names);
+
+  bool ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
+  dump_func(opt, "forward derivative with linear maps", fwd);
+  ok = ok && optimise(m, fwd, opt, err);
+  ok = ok && check_stage(m, rev, CHECK_AD, "reverse CHAD", err);
+  dump_func(opt, "reverse derivative with linear maps", rev);
+  ok = ok && optimise(m, rev, opt, err);
+  ok = ok && ad_split(m, f, rev, err);
+  if (!ok)
+    return false;
+  Func *aug = module_find(m, ad_name(m, f->name, "aug"));
+  Func *bwd = module_find(m, ad_name(m, f->name, "bwd"));
+  ok = check_stage(m, aug, CHECK_FINAL, "split", err) &&
+       check_stage(m, bwd, CHECK_FINAL, "split", err);
+  dump_func(opt, "primal half of reverse (for callers)", aug);
+  dump_func(opt, "adjoint half of reverse (for callers)", bwd);
+  return ok;
+}

@@ -1,0 +1,228 @@
+/* fwd.c: forward CHAD.
+ *
+ * Requires: f in ANF with unique binders, type-checked; every function it
+ * calls has its f$fwd already. Guarantees: f$fwd(p1, dp1, ..., pn, dpn)
+ * returns (ret, dret) when the result is active (else ret alone), computed
+ * in dual-number shape: each binding is followed by its tangent, which is the
+ * local linear map (ad/deriv.c) applied to the operands' tangents. Linear
+ * maps are left in the output for linmap_eliminate. Inactive values (ints)
+ * have no tangent; a float value computed only from constants has a
+ * structural zero tangent, which costs nothing. */
+#include "ad/ad.h"
+#include "ad/deriv.h"
+#include "ad/util.h"
+
+typedef struct Fwd {
+  Module *m;
+  Arena *a;
+  VarMap tangent; /* primal Var -> atom holding its tangent */
+  NameSet *names; /* names in use: new variables get fresh ones */
+} Fwd;
+
+static Expr *fwd_block(Fwd *s, Expr *e, Bindings *out);
+
+/* The tangent of an atom: a variable, a structural zero, or NULL when the
+ * atom is inactive (an int). */
+static Expr *tangent_of(Fwd *s, Expr *atom) {
+  Type *tt = type_tangent(s->a, atom->type);
+  if (!tt)
+    return NULL;
+  if (atom->kind == E_VAR) {
+    Expr *t = varmap_get(&s->tangent, atom->var);
+    if (t)
+      return t;
+  }
+  return ex_zero(s->a, tt);
+}
+
+static bool has_tangent(Fwd *s, Expr *atom) {
+  Expr *t = tangent_of(s, atom);
+  return t && t->kind != E_ZERO;
+}
+
+static Expr *bind(Fwd *s, Bindings *out, const char *name, Expr *rhs) {
+  Var *v = var_new(s->a, nameset_fresh(s->names, s->a, name), rhs->type);
+  bindings_push(s->a, out, v, rhs);
+  return ex_var(s->a, v);
+}
+
+static void set_tangent(Fwd *s, Var *x, Expr *t) {
+  if (t)
+    varmap_put(&s->tangent, x, t);
+}
+
+static const char *dname(Fwd *s, Var *x) {
+  return arena_printf(s->a, "d%s", x->name);
+}
+
+static void fwd_prim(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  Type *t = rhs->type;
+  if (rhs->op == P_TO_F64 || rhs->op == P_TO_F32) {
+    if (type_is_float(rhs->args[0]->type) && has_tangent(s, rhs->args[0]))
+      set_tangent(s, x, bind(s, out, dname(s, x),
+                             ex_prim1(s->a, rhs->op, tangent_of(s, rhs->args[0]))));
+    return;
+  }
+  if (!deriv_is_smooth(rhs->op, t))
+    return;
+  bool active[2] = {false, false};
+  Expr *dargs[2];
+  int n = 0;
+  for (int i = 0; i < rhs->nargs; i++) {
+    active[i] = has_tangent(s, rhs->args[i]);
+    if (active[i])
+      dargs[n++] = tangent_of(s, rhs->args[i]);
+  }
+  if (n == 0)
+    return; /* structural zero tangent */
+  Expr *jac = deriv_jacobian(s->a, rhs->op, rhs->args, ex_var(s->a, x), active);
+  Expr *dt = ex_tuple(s->a, n, dargs);
+  Expr *app = ex_lin(s->a, E_LAPPLY, 2, (Expr *[]){jac, dt});
+  app->type = t;
+  set_tangent(s, x, bind(s, out, dname(s, x), app));
+}
+
+static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  Func *g = module_find(s->m, rhs->name);
+  if (!type_is_active(rhs->type) || !g) {
+    bindings_push(s->a, out, x, rhs);
+    return;
+  }
+  PtrVec args = {0};
+  for (int i = 0; i < rhs->nargs; i++) {
+    ptrvec_push(s->a, &args, rhs->args[i]);
+    if (type_is_active(g->params[i]->type))
+      ptrvec_push(s->a, &args, tangent_of(s, rhs->args[i]));
+  }
+  Expr *call = ex_call(s->a, ad_name(s->m, g->name, "fwd"), args.len,
+                       (Expr **)args.items);
+  call->type = ty_tuple2(s->a, rhs->type, type_tangent(s->a, rhs->type));
+  call->loc = rhs->loc;
+  Expr *pair = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), call);
+  bindings_push(s->a, out, x, ex_get(s->a, 0, pair));
+  set_tangent(s, x, bind(s, out, dname(s, x), ex_get(s->a, 1, pair)));
+}
+
+static void fwd_tuple(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  PtrVec parts = {0};
+  bool any = false;
+  for (int i = 0; i < rhs->nargs; i++) {
+    Expr *t = tangent_of(s, rhs->args[i]);
+    if (t) {
+      ptrvec_push(s->a, &parts, t);
+      any = any || t->kind != E_ZERO;
+    }
+  }
+  if (any)
+    set_tangent(s, x, bind(s, out, dname(s, x),
+                           ex_tuple(s->a, parts.len, (Expr **)parts.items)));
+}
+
+/* Position of field i among the active fields of a tuple type. */
+static int active_index(const Type *t, int i) {
+  int k = 0;
+  for (int j = 0; j < i; j++)
+    k += type_is_active(t->elems[j]);
+  return k;
+}
+
+static void fwd_get(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  Expr *tup = rhs->args[0];
+  if (!type_is_active(rhs->type) || !has_tangent(s, tup))
+    return;
+  int k = active_index(tup->type, rhs->index);
+  set_tangent(s, x, bind(s, out, dname(s, x), ex_get(s->a, k, tangent_of(s, tup))));
+}
+
+/* Each branch returns (value, tangent); the tangent may be a structural
+ * zero in one branch and not in the other: the zero is then materialised
+ * by linmap_eliminate's clean-up (it must exist at run time). */
+static void fwd_if(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  if (!type_is_active(rhs->type)) {
+    bindings_push(s->a, out, x, rhs);
+    return;
+  }
+  Expr *branches[2];
+  for (int j = 0; j < 2; j++) {
+    Bindings b = {0};
+    Expr *r = fwd_block(s, rhs->args[1 + j], &b);
+    Expr *pair = ex_tuple(s->a, 2, (Expr *[]){r, tangent_of(s, r)});
+    branches[j] = bindings_build(s->a, &b, pair);
+  }
+  Expr *iff = ex_if(s->a, rhs->args[0], branches[0], branches[1]);
+  iff->type = ty_tuple2(s->a, rhs->type, type_tangent(s->a, rhs->type));
+  iff->loc = rhs->loc;
+  Expr *pair = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), iff);
+  bindings_push(s->a, out, x, ex_get(s->a, 0, pair));
+  set_tangent(s, x, bind(s, out, dname(s, x), ex_get(s->a, 1, pair)));
+}
+
+static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  switch (rhs->kind) {
+  case E_VAR:
+    bindings_push(s->a, out, x, rhs);
+    if (has_tangent(s, rhs))
+      set_tangent(s, x, tangent_of(s, rhs));
+    return;
+  case E_PRIM:
+    fwd_prim(s, x, rhs, out);
+    return;
+  case E_CALL:
+    fwd_call(s, x, rhs, out);
+    return;
+  case E_TUPLE:
+    fwd_tuple(s, x, rhs, out);
+    return;
+  case E_GET:
+    fwd_get(s, x, rhs, out);
+    return;
+  case E_IF:
+    fwd_if(s, x, rhs, out);
+    return;
+  default: /* constants: zero tangent */
+    bindings_push(s->a, out, x, rhs);
+    return;
+  }
+}
+
+/* Emits the bindings of block e and their tangents; returns e's result. */
+static Expr *fwd_block(Fwd *s, Expr *e, Bindings *out) {
+  Bindings b;
+  bindings_of(s->a, e, &b);
+  for (int i = 0; i < b.vars.len; i++)
+    fwd_binding(s, b.vars.items[i], b.rhss.items[i], out);
+  return b.result;
+}
+
+Func *ad_forward(Module *m, Func *f, NameSet *param_names) {
+  Fwd s = {.m = m, .a = m->arena, .names = param_names};
+  PtrVec params = {0};
+  for (int i = 0; i < f->nparams; i++) {
+    Var *p = f->params[i];
+    ptrvec_push(s.a, &params, p);
+    if (type_is_active(p->type)) {
+      const char *dn = nameset_fresh(param_names, s.a, arena_printf(s.a, "d%s", p->name));
+      Var *dp = var_new(s.a, dn, type_tangent(s.a, p->type));
+      ptrvec_push(s.a, &params, dp);
+      set_tangent(&s, p, ex_var(s.a, dp));
+    }
+  }
+  Bindings body = {0};
+  Expr *r = fwd_block(&s, f->body, &body);
+  Type *ret = f->ret;
+  Expr *result = r;
+  if (type_is_active(f->ret)) {
+    result = ex_tuple(s.a, 2, (Expr *[]){r, tangent_of(&s, r)});
+    ret = ty_tuple2(s.a, f->ret, type_tangent(s.a, f->ret));
+  }
+  Func *g = module_add(m, ad_name(m, f->name, "fwd"), params.len,
+                       (Var **)params.items, ret, bindings_build(s.a, &body, result));
+  g->is_static = f->is_static;
+  g->is_generated = true;
+  g->loc = f->loc;
+  varmap_free(&s.tangent);
+  return g;
+}

@@ -1,0 +1,227 @@
+/* simplify.c: local rewrites after linear-map elimination, and the final
+ * materialisation of structural zeros and tangent additions.
+ *
+ * simplify_expr requires ANF with unique binders and guarantees ANF with
+ * unique binders, where: copies and atoms are propagated (let x = y is gone);
+ * projections of known tuples are resolved; `plus` with a structural zero
+ * disappears and `plus` of known tuples is split per field; operations that
+ * are linear in a structurally zero operand give a structural zero (mul,
+ * div of a zero, neg, conversions, and the backpropagator call g$bwd with a
+ * zero cotangent); a tuple of zeros is a zero. Only *structural* zeros are
+ * folded: a numeric 0.0 is never assumed to annihilate (0 * inf is NaN).
+ *
+ * materialize_expr turns the remaining structural zeros into constants and
+ * `plus` into `add` per scalar field; its output may need re-normalising. */
+#include <string.h>
+
+#include "ad/ad.h"
+#include "ad/util.h"
+
+typedef struct Simp {
+  Module *m;
+  Arena *a;
+  VarMap subst;  /* Var -> atom replacing it */
+  VarMap tuples; /* Var -> E_TUPLE right-hand side bound to it */
+  VarMap negs;   /* Var bound to (neg y) -> the atom y */
+  NameSet *names;
+} Simp;
+
+static Expr *simp_block(Simp *s, Expr *e);
+
+static Expr *resolve(Simp *s, Expr *atom) {
+  while (atom->kind == E_VAR) {
+    Expr *to = varmap_get(&s->subst, atom->var);
+    if (!to)
+      break;
+    atom = to;
+  }
+  return atom;
+}
+
+static bool is_zero(const Expr *e) { return e->kind == E_ZERO; }
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static Expr *known_tuple(Simp *s, Expr *atom) {
+  return atom->kind == E_VAR ? varmap_get(&s->tuples, atom->var) : NULL;
+}
+
+/* A structural zero if the operation is linear in a zero operand. */
+static bool prim_gives_zero(const Expr *rhs) {
+  switch (rhs->op) {
+  case P_MUL:
+    return is_zero(rhs->args[0]) || is_zero(rhs->args[1]);
+  case P_DIV:
+    return is_zero(rhs->args[0]);
+  case P_NEG:
+  case P_TO_F64:
+  case P_TO_F32:
+    return is_zero(rhs->args[0]) && type_is_float(rhs->type);
+  case P_ADD:
+  case P_SUB:
+    return is_zero(rhs->args[0]) && is_zero(rhs->args[1]);
+  default:
+    return false;
+  }
+}
+
+static void bind_new(Simp *s, Bindings *out, Var *x, Expr *rhs);
+
+/* plus of two known tuples: one plus per field. */
+static Expr *split_plus(Simp *s, Bindings *out, Expr *tx, Expr *ty, Type *t) {
+  Expr **fields = arena_alloc(s->a, sizeof(Expr *) * (size_t)(tx->nargs ? tx->nargs : 1));
+  for (int i = 0; i < tx->nargs; i++) {
+    Var *v = var_new(s->a, "p", t->elems[i]);
+    bind_new(s, out, v, ex_plus(s->a, tx->args[i], ty->args[i]));
+    fields[i] = resolve(s, ex_var(s->a, v));
+  }
+  Expr *tup = ex_tuple(s->a, tx->nargs, fields);
+  tup->type = t;
+  return tup;
+}
+
+/* Rewrites one right-hand side whose operands are already resolved.
+ * Returns an atom when the binding disappears. */
+static Expr *rewrite(Simp *s, Bindings *out, Expr *rhs) {
+  switch (rhs->kind) {
+  case E_GET: {
+    Expr *t = rhs->args[0];
+    if (is_zero(t))
+      return ex_zero(s->a, t->type->elems[rhs->index]);
+    Expr *tup = known_tuple(s, t);
+    return tup ? resolve(s, tup->args[rhs->index]) : rhs;
+  }
+  case E_PLUS: {
+    Expr *x = rhs->args[0], *y = rhs->args[1];
+    if (is_zero(x))
+      return y;
+    if (is_zero(y))
+      return x;
+    Expr *tx = known_tuple(s, x), *ty = known_tuple(s, y);
+    if (tx && ty)
+      return split_plus(s, out, tx, ty, rhs->type ? rhs->type : x->type);
+    return rhs;
+  }
+  case E_PRIM: {
+    if (prim_gives_zero(rhs))
+      return ex_zero(s->a, rhs->type);
+    /* -(-y) = y exactly in IEEE arithmetic (negation only flips the sign) */
+    Expr *inner = rhs->op == P_NEG && rhs->args[0]->kind == E_VAR
+                      ? varmap_get(&s->negs, rhs->args[0]->var) : NULL;
+    return inner ? inner : rhs;
+  }
+  case E_CALL: /* g$bwd is linear in its last operand, the cotangent */
+    if (ends_with(rhs->name, "$bwd") && rhs->nargs > 0 && is_zero(rhs->args[rhs->nargs - 1]) &&
+        rhs->type)
+      return ex_zero(s->a, rhs->type);
+    return rhs;
+  case E_TUPLE: {
+    bool all_zero = rhs->nargs > 0 && !rhs->name;
+    for (int i = 0; i < rhs->nargs; i++)
+      all_zero = all_zero && is_zero(rhs->args[i]);
+    return all_zero && rhs->type ? ex_zero(s->a, rhs->type) : rhs;
+  }
+  default:
+    return rhs;
+  }
+}
+
+static Expr *resolve_operands(Simp *s, Expr *rhs) {
+  if (expr_is_atom(rhs))
+    return resolve(s, rhs);
+  Expr *n = ex_clone_shallow(s->a, rhs);
+  if (rhs->kind == E_IF) {
+    n->args[0] = resolve(s, rhs->args[0]);
+    n->args[1] = simp_block(s, rhs->args[1]);
+    n->args[2] = simp_block(s, rhs->args[2]);
+    return n;
+  }
+  for (int i = 0; i < rhs->nargs; i++)
+    n->args[i] = resolve(s, rhs->args[i]);
+  return n;
+}
+
+static void bind_new(Simp *s, Bindings *out, Var *x, Expr *rhs) {
+  rhs = resolve_operands(s, rhs);
+  Expr *r = rewrite(s, out, rhs);
+  if (expr_is_atom(r)) {
+    varmap_put(&s->subst, x, r);
+    return;
+  }
+  if (r->kind == E_TUPLE)
+    varmap_put(&s->tuples, x, r);
+  if (r->kind == E_PRIM && r->op == P_NEG)
+    varmap_put(&s->negs, x, r->args[0]);
+  bindings_push(s->a, out, x, r);
+}
+
+static Expr *simp_block(Simp *s, Expr *e) {
+  Bindings in, out = {0};
+  bindings_of(s->a, e, &in);
+  for (int i = 0; i < in.vars.len; i++)
+    bind_new(s, &out, in.vars.items[i], in.rhss.items[i]);
+  return bindings_build(s->a, &out, resolve(s, in.result));
+}
+
+Expr *simplify_expr(Module *m, Expr *e) {
+  Simp s = {.m = m, .a = m->arena};
+  Expr *r = simp_block(&s, e);
+  varmap_free(&s.subst);
+  varmap_free(&s.tuples);
+  varmap_free(&s.negs);
+  return r;
+}
+
+/* ------------------------------------------------------ materialisation */
+
+static Expr *mat(Module *m, Expr *e);
+
+static Expr *zero_value(Arena *a, Type *t) {
+  if (t->kind != TY_TUPLE)
+    return ex_const(a, t, 0);
+  if (t->name) /* a residual record: a default no one reads (see emit) */
+    return ex_zero(a, t);
+  Expr **elems = arena_alloc(a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++)
+    elems[i] = zero_value(a, t->elems[i]);
+  Expr *tup = ex_tuple(a, t->n, elems);
+  tup->type = t;
+  return tup;
+}
+
+static Expr *plus_value(Arena *a, Expr *x, Expr *y, Type *t) {
+  if (t->kind != TY_TUPLE)
+    return ex_prim2(a, P_ADD, x, y);
+  Expr **elems = arena_alloc(a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++)
+    elems[i] = plus_value(a, ex_get(a, i, x), ex_get(a, i, y), t->elems[i]);
+  Expr *tup = ex_tuple(a, t->n, elems);
+  tup->type = t;
+  return tup;
+}
+
+static Expr *mat_node(Module *m, Expr *e) {
+  if (e->kind == E_ZERO)
+    return zero_value(m->arena, e->type);
+  Expr *n = ex_clone_shallow(m->arena, e);
+  for (int i = 0; i < e->nargs; i++)
+    n->args[i] = mat(m, e->args[i]);
+  if (e->kind == E_PLUS)
+    return plus_value(m->arena, n->args[0], n->args[1], e->type ? e->type : n->args[0]->type);
+  return n;
+}
+
+static Expr *mat(Module *m, Expr *e) {
+  if (e->kind != E_LET)
+    return mat_node(m, e);
+  Bindings b;
+  bindings_of(m->arena, e, &b);
+  for (int i = 0; i < b.rhss.len; i++)
+    b.rhss.items[i] = mat(m, b.rhss.items[i]);
+  return bindings_build(m->arena, &b, mat(m, b.result));
+}
+
+Expr *materialize_expr(Module *m, Expr *e) { return mat(m, e); }

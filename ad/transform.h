@@ -1,0 +1,20 @@
+/* transform.h: the AD transformations proper, used by ad/driver.c.
+ * Each requires its input function in ANF with unique binders and
+ * type-checked, and adds one new function to the module whose right-hand
+ * sides may still contain linear maps (removed by linmap_eliminate). */
+#ifndef CHAD_AD_TRANSFORM_H
+#define CHAD_AD_TRANSFORM_H
+
+#include "ad/util.h"
+
+/* f$fwd. `param_names` holds f's parameter names; tangent parameter names
+ * are drawn fresh from it so they cannot clash with user names. */
+Func *ad_forward(Module *m, Func *f, NameSet *param_names);
+
+/* f$rev: (params..., ret_b) -> (ret, (cotangents of active params)). */
+Func *ad_reverse(Module *m, Func *f, NameSet *param_names);
+
+/* Splits an optimised f$rev into f$aug and f$bwd (ad/split.c). */
+bool ad_split(Module *m, Func *f, Func *rev, Diag *err);
+
+#endif

@@ -1,0 +1,280 @@
+/* util.c: VarMap, let-chain views, fresh names, atoms, substitution.
+ * Requires nothing beyond ir.h; guarantees iteration (no recursion) along
+ * let chains, recursion only into nested blocks and operand trees. */
+#include "ad/util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p) {
+    fputs("chad: out of memory\n", stderr);
+    abort();
+  }
+  return p;
+}
+
+/* ------------------------------------------------------------ VarMap */
+
+static unsigned hash_ptr(const void *p) {
+  uintptr_t x = (uintptr_t)p;
+  x ^= x >> 17;
+  x *= 0x9E3779B97F4A7C15ull;
+  return (unsigned)(x >> 29);
+}
+
+static int varmap_slot(const VarMap *m, const Var *k) {
+  unsigned mask = (unsigned)m->cap - 1;
+  unsigned i = hash_ptr(k) & mask;
+  while (m->keys[i] && m->keys[i] != k)
+    i = (i + 1) & mask;
+  return (int)i;
+}
+
+static void varmap_grow(VarMap *m) {
+  VarMap old = *m;
+  m->cap = old.cap ? old.cap * 2 : 64;
+  m->keys = xcalloc((size_t)m->cap, sizeof *m->keys);
+  m->vals = xcalloc((size_t)m->cap, sizeof *m->vals);
+  m->len = 0;
+  for (int i = 0; i < old.cap; i++)
+    if (old.keys[i])
+      varmap_put(m, old.keys[i], old.vals[i]);
+  free(old.keys);
+  free(old.vals);
+}
+
+void varmap_put(VarMap *m, const Var *k, void *v) {
+  if ((m->len + 1) * 2 > m->cap)
+    varmap_grow(m);
+  int i = varmap_slot(m, k);
+  if (!m->keys[i]) {
+    m->keys[i] = k;
+    m->len++;
+  }
+  m->vals[i] = v;
+}
+
+void *varmap_get(const VarMap *m, const Var *k) {
+  if (!m->cap)
+    return NULL;
+  int i = varmap_slot(m, k);
+  return m->keys[i] ? m->vals[i] : NULL;
+}
+
+bool varmap_has(const VarMap *m, const Var *k) {
+  return m->cap && m->keys[varmap_slot(m, k)] != NULL;
+}
+
+void varmap_free(VarMap *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---------------------------------------------------------- Bindings */
+
+void bindings_of(Arena *a, Expr *e, Bindings *out) {
+  memset(out, 0, sizeof *out);
+  while (e->kind == E_LET) {
+    bindings_push(a, out, e->var, e->args[0]);
+    e = e->body;
+  }
+  out->result = e;
+}
+
+void bindings_push(Arena *a, Bindings *b, Var *v, Expr *rhs) {
+  ptrvec_push(a, &b->vars, v);
+  ptrvec_push(a, &b->rhss, rhs);
+}
+
+Expr *bindings_build(Arena *a, const Bindings *b, Expr *result) {
+  Expr *e = result;
+  for (int i = b->vars.len - 1; i >= 0; i--)
+    e = ex_let(a, b->vars.items[i], b->rhss.items[i], e);
+  return e;
+}
+
+/* ----------------------------------------------------------- NameSet */
+
+static unsigned hash_str(const char *s) {
+  unsigned h = 2166136261u;
+  while (*s)
+    h = (h ^ (unsigned char)*s++) * 16777619u;
+  return h;
+}
+
+static bool nameset_has(const NameSet *s, const char *name) {
+  if (!s->cap)
+    return false;
+  unsigned mask = (unsigned)s->cap - 1;
+  for (unsigned i = hash_str(name) & mask; s->names[i]; i = (i + 1) & mask)
+    if (strcmp(s->names[i], name) == 0)
+      return true;
+  return false;
+}
+
+static void nameset_insert(NameSet *s, char *owned) {
+  if ((s->len + 1) * 2 > s->cap) {
+    NameSet old = *s;
+    s->cap = old.cap ? old.cap * 2 : 64;
+    s->names = xcalloc((size_t)s->cap, sizeof *s->names);
+    s->len = 0;
+    for (int i = 0; i < old.cap; i++)
+      if (old.names[i])
+        nameset_insert(s, old.names[i]);
+    free(old.names);
+  }
+  unsigned mask = (unsigned)s->cap - 1;
+  unsigned i = hash_str(owned) & mask;
+  while (s->names[i])
+    i = (i + 1) & mask;
+  s->names[i] = owned;
+  s->len++;
+}
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = xcalloc(n, 1);
+  memcpy(p, s, n);
+  return p;
+}
+
+void nameset_reserve(NameSet *s, const char *name) {
+  if (!nameset_has(s, name))
+    nameset_insert(s, xstrdup(name));
+}
+
+/* C-friendly: '$' and other non-identifier characters become '_'. */
+static void sanitize(char *s) {
+  for (char *p = s; *p; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_';
+    if (!ok)
+      *p = '_';
+  }
+  if (s[0] >= '0' && s[0] <= '9')
+    s[0] = '_';
+}
+
+const char *nameset_fresh(NameSet *s, Arena *a, const char *base) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", base && *base ? base : "t");
+  sanitize(buf);
+  /* A trailing digit would make base "t1" + suffix "_1" read oddly but stay
+   * unique; uniqueness is all that matters here. */
+  if (!nameset_has(s, buf)) {
+    nameset_insert(s, xstrdup(buf));
+    return arena_strdup(a, buf);
+  }
+  char cand[160];
+  for (int k = 1;; k++) {
+    snprintf(cand, sizeof cand, "%s_%d", buf, k);
+    if (!nameset_has(s, cand))
+      break;
+  }
+  nameset_insert(s, xstrdup(cand));
+  return arena_strdup(a, cand);
+}
+
+void nameset_free(NameSet *s) {
+  for (int i = 0; i < s->cap; i++)
+    free(s->names[i]);
+  free(s->names);
+  memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------- atoms */
+
+bool expr_is_atom(const Expr *e) {
+  return e->kind == E_VAR || e->kind == E_CONST || e->kind == E_ZERO;
+}
+
+bool atom_eq(const Expr *x, const Expr *y) {
+  if (x->kind != y->kind)
+    return false;
+  switch (x->kind) {
+  case E_VAR:
+    return x->var == y->var;
+  case E_CONST:
+    if (!type_eq(x->type, y->type))
+      return false;
+    if (x->type->kind == TY_INT)
+      return x->ival == y->ival;
+    return memcmp(&x->fval, &y->fval, sizeof x->fval) == 0;
+  case E_ZERO:
+    return type_eq(x->type, y->type);
+  default:
+    return false;
+  }
+}
+
+/* ----------------------------------------------------- traversal, subst */
+
+void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx) {
+  while (e) {
+    if (e->kind == E_VAR) {
+      visit(e->var, ctx);
+      return;
+    }
+    for (int i = 0; i < e->nargs; i++)
+      expr_visit_vars(e->args[i], visit, ctx);
+    e = e->kind == E_LET ? e->body : NULL;
+  }
+}
+
+static Expr *subst_one(Arena *a, Expr *e, const VarMap *subst);
+
+static Expr *subst_chain(Arena *a, Expr *e, const VarMap *subst) {
+  Bindings b;
+  bindings_of(a, e, &b);
+  bool changed = false;
+  for (int i = 0; i < b.rhss.len; i++) {
+    Expr *r = subst_one(a, b.rhss.items[i], subst);
+    changed = changed || r != b.rhss.items[i];
+    b.rhss.items[i] = r;
+  }
+  Expr *res = subst_one(a, b.result, subst);
+  if (!changed && res == b.result)
+    return e;
+  return bindings_build(a, &b, res);
+}
+
+static Expr *subst_one(Arena *a, Expr *e, const VarMap *subst) {
+  if (e->kind == E_LET)
+    return subst_chain(a, e, subst);
+  if (e->kind == E_VAR) {
+    Expr *to = varmap_get(subst, e->var);
+    return to ? to : e;
+  }
+  Expr *copy = NULL;
+  for (int i = 0; i < e->nargs; i++) {
+    Expr *arg = subst_one(a, e->args[i], subst);
+    if (arg != e->args[i]) {
+      if (!copy)
+        copy = ex_clone_shallow(a, e);
+      copy->args[i] = arg;
+    }
+  }
+  return copy ? copy : e;
+}
+
+Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst) {
+  if (!subst->len)
+    return e;
+  return subst_one(a, e, subst);
+}
+
+const char *c_name_of(Arena *a, const char *ir_name) {
+  const char *dollar = strchr(ir_name, '$');
+  if (!dollar)
+    return ir_name;
+  size_t base = (size_t)(dollar - ir_name);
+  const char *suffix = dollar + 1;
+  bool contract = strcmp(suffix, "fwd") == 0 || strcmp(suffix, "rev") == 0;
+  return arena_printf(a, "%.*s%s%s", (int)base, ir_name, contract ? "_" : "__",
+                      suffix);
+}

@@ -1,0 +1,61 @@
+/* util.h: small data structures shared by the passes of ad/ and emit/.
+ *
+ * VarMap maps variables (by identity) to arbitrary pointers. A Binding list
+ * is the flat view of a let chain, so that passes walk long ANF chains with
+ * loops instead of recursion (a 10^5-statement function would overflow the
+ * stack otherwise). */
+#ifndef CHAD_AD_UTIL_H
+#define CHAD_AD_UTIL_H
+
+#include "ir/ir.h"
+
+typedef struct VarMap {
+  const Var **keys;
+  void **vals;
+  int cap; /* power of two, or 0 */
+  int len;
+} VarMap;
+
+void varmap_put(VarMap *m, const Var *k, void *v);
+void *varmap_get(const VarMap *m, const Var *k); /* NULL when absent */
+bool varmap_has(const VarMap *m, const Var *k);
+void varmap_free(VarMap *m);
+
+/* A let chain `let v0 = r0 in ... let vn-1 = rn-1 in result` taken apart. */
+typedef struct Bindings {
+  PtrVec vars; /* Var* */
+  PtrVec rhss; /* Expr* */
+  Expr *result;
+} Bindings;
+
+void bindings_of(Arena *a, Expr *e, Bindings *out); /* walks the chain */
+void bindings_push(Arena *a, Bindings *b, Var *v, Expr *rhs);
+Expr *bindings_build(Arena *a, const Bindings *b, Expr *result);
+
+/* Fresh, C-friendly names unique within one function. */
+typedef struct NameSet {
+  char **names;
+  int cap;
+  int len;
+} NameSet;
+
+const char *nameset_fresh(NameSet *s, Arena *a, const char *base);
+void nameset_reserve(NameSet *s, const char *name);
+void nameset_free(NameSet *s);
+
+bool expr_is_atom(const Expr *e); /* variable, constant or structural zero */
+bool atom_eq(const Expr *x, const Expr *y);
+
+/* Calls `visit` on each variable referenced (not bound) in e, including
+ * references in nested blocks. Iterative on let chains. */
+void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);
+
+/* Replaces references to variables in `subst` (Var* -> Expr* atom) by the
+ * mapped atoms; returns a new tree sharing unchanged leaves. */
+Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);
+
+/* The C identifier of a generated function: f$fwd -> f_fwd, f$rev -> f_rev,
+ * f$aug -> f__aug, f$bwd -> f__bwd, f$tape -> f__tape. Allocated in `a`. */
+const char *c_name_of(Arena *a, const char *ir_name);
+
+#endif

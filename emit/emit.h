@@ -1,0 +1,21 @@
+/* emit.h: C text for the derivatives of one user function.
+ *
+ * The text follows the contract of DESIGN.md section 1: f_fwd and f_rev with
+ * the primal's floating type and linkage. It compiles cleanly under
+ * -std=c99..c2x -Wall -Wextra -pedantic -Werror. */
+#ifndef CHAD_EMIT_H
+#define CHAD_EMIT_H
+
+#include "ir/ir.h"
+
+/* Prototypes of f_fwd and f_rev for the primal f: they depend only on f's
+ * signature, so they can be spliced right after f even when the definitions
+ * have to wait for a callee defined later. malloc'd; the caller frees. */
+char *emit_prototypes(Module *m, const Func *f);
+
+/* Requires: ad_differentiate succeeded for f. Returns the definitions of the
+ * tape record, f__aug, f__bwd, f_fwd and f_rev. malloc'd; the caller frees.
+ * Returns NULL with a message in `err` if something cannot be expressed. */
+char *emit_definitions(Module *m, const Func *f, Diag *err);
+
+#endif

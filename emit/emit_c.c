@@ -1,0 +1,788 @@
+/* emit_c.c: C text for f$fwd, f$rev, f$aug and f$bwd.
+ *
+ * Requires: ad_differentiate succeeded for f (the four functions are in
+ * ANF, checked in CHECK_FINAL mode). Guarantees: C99 text, clean under
+ * -Wall -Wextra -pedantic -Werror, with
+ *   - f_fwd and f_rev exactly as in the contract of DESIGN.md section 1
+ *     (same floating type and linkage as f; f_rev adds into the adjoints);
+ *   - struct f__tape and the static helpers f__aug / f__bwd that callers of
+ *     f use (the two halves of f_rev; see ad/split.c).
+ * Every ANF binding becomes one `const` local, so the text reads like the
+ * IR and grows linearly with it. Plain tuples never reach C: each tuple
+ * value is a set of C variables, one per scalar leaf. A residual record is
+ * a struct; it is written in place where it ends up (a field of the
+ * caller's tape, or the result of an `if`), never copied on the way. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad.h"
+#include "ad/util.h"
+#include "emit/emit.h"
+#include "emit/strbuf.h"
+
+typedef struct CVal CVal;
+struct CVal {
+  Type *type;
+  const char *expr; /* scalar: C expression; record: lvalue of the struct,
+                       NULL for a default value that is never read */
+  const char *ptr;  /* record: a pointer expression to it, or NULL */
+  int n;            /* plain tuple: leaves below */
+  CVal **elems;
+  bool literal;     /* record built from `elems` (f$aug's tape) */
+};
+
+typedef enum FnKind {
+  FN_FWD, /* contract f_fwd */
+  FN_REV, /* contract f_rev */
+  FN_AUG, /* f__aug(params, T *ret, struct f__tape *tape) */
+  FN_BWD, /* f__bwd(const struct f__tape *tape, T ret_b, T *p_b...) */
+} FnKind;
+
+typedef struct Home {
+  Var *owner; /* variable whose CVal holds the destination, or NULL */
+  int leaf;   /* index into the owner's leaves */
+  CVal *cval; /* or a fixed destination */
+} Home;
+
+typedef struct Em {
+  Module *m;
+  Arena *a;
+  StrBuf *out;
+  int indent;
+  NameSet names;
+  VarMap cname; /* Var -> const char* */
+  VarMap vals;  /* Var -> CVal* */
+  VarMap homes; /* record-typed Var -> Home*: where it must be written */
+} Em;
+
+static const char *c_keywords[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+    "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+    "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+    "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool",
+    "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
+    "_Static_assert", "_Thread_local", "bool", "true", "false", "NAN", "HUGE_VAL",
+    "HUGE_VALF", "INFINITY", "main", NULL};
+
+static void reserve_reserved(NameSet *s) {
+  for (int i = 0; c_keywords[i]; i++)
+    nameset_reserve(s, c_keywords[i]);
+  for (int p = 0; p < P_COUNT; p++) {
+    const PrimInfo *pi = prim_info((Prim)p);
+    if (!pi->infix) {
+      char buf[32];
+      nameset_reserve(s, pi->c_name);
+      snprintf(buf, sizeof buf, "%sf", pi->c_name);
+      nameset_reserve(s, buf);
+    }
+  }
+}
+
+/* --------------------------------------------------------------- types */
+
+static const char *c_type(Arena *a, const Type *t) {
+  switch (t->kind) {
+  case TY_F64:
+    return "double";
+  case TY_F32:
+    return "float";
+  case TY_INT:
+    return "int";
+  case TY_TUPLE:
+    if (t->name)
+      return arena_printf(a, "struct %s", c_name_of(a, t->name));
+    return "void"; /* plain tuples are flattened before this is asked */
+  default:
+    return "void";
+  }
+}
+
+static bool is_leaf(const Type *t) { return t->kind != TY_TUPLE || t->name; }
+
+static int leaf_count(const Type *t) {
+  if (is_leaf(t))
+    return 1;
+  int n = 0;
+  for (int i = 0; i < t->n; i++)
+    n += leaf_count(t->elems[i]);
+  return n;
+}
+
+/* Leaves of a CVal in order. */
+static void leaves_of(Arena *a, CVal *v, PtrVec *out) {
+  if (is_leaf(v->type)) {
+    ptrvec_push(a, out, v);
+    return;
+  }
+  for (int i = 0; i < v->n; i++)
+    leaves_of(a, v->elems[i], out);
+}
+
+/* -------------------------------------------------------------- values */
+
+static CVal *cv_scalar(Em *e, Type *t, const char *expr) {
+  CVal *v = arena_alloc(e->a, sizeof *v);
+  v->type = t;
+  v->expr = expr;
+  return v;
+}
+
+static CVal *cv_record(Em *e, Type *t, const char *lvalue, const char *ptr) {
+  CVal *v = cv_scalar(e, t, lvalue);
+  v->ptr = ptr;
+  return v;
+}
+
+static const char *record_addr(Em *e, const CVal *r) {
+  return r->ptr ? r->ptr : arena_printf(e->a, "&%s", r->expr);
+}
+
+static const char *record_field(Em *e, const CVal *r, int leaf) {
+  return r->ptr ? arena_printf(e->a, "%s->f%d", r->ptr, leaf)
+                : arena_printf(e->a, "%s.f%d", r->expr, leaf);
+}
+
+/* The CVal of a value of type t stored from leaf `*leaf` of record r. */
+static CVal *record_part(Em *e, const CVal *r, Type *t, int *leaf) {
+  if (is_leaf(t)) {
+    const char *f = record_field(e, r, (*leaf)++);
+    if (t->kind == TY_TUPLE)
+      return cv_record(e, t, f, arena_printf(e->a, "&%s", f));
+    return cv_scalar(e, t, f);
+  }
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++)
+    v->elems[i] = record_part(e, r, t->elems[i], leaf);
+  return v;
+}
+
+static CVal *field_of(Em *e, CVal *tup, int index) {
+  if (!is_leaf(tup->type))
+    return tup->elems[index];
+  if (tup->literal)
+    return tup->elems[index];
+  int leaf = 0;
+  for (int i = 0; i < index; i++)
+    leaf += leaf_count(tup->type->elems[i]);
+  return record_part(e, tup, tup->type->elems[index], &leaf);
+}
+
+static const char *literal(Em *e, const Expr *c) {
+  if (c->type->kind == TY_INT) {
+    if (c->ival == -2147483648LL)
+      return "(-2147483647 - 1)";
+    return arena_printf(e->a, c->ival < 0 ? "(%lld)" : "%lld", c->ival);
+  }
+  bool f32 = c->type->kind == TY_F32;
+  double v = c->fval;
+  if (isnan(v))
+    return f32 ? "((float)NAN)" : "((double)NAN)";
+  if (isinf(v))
+    return v > 0 ? (f32 ? "HUGE_VALF" : "HUGE_VAL") : (f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)");
+  char buf[64];
+  snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
+  if (!strpbrk(buf, ".e"))
+    strcat(buf, ".0");
+  return arena_printf(e->a, "%s%s%s%s", signbit(v) ? "(" : "", buf, f32 ? "f" : "",
+                      signbit(v) ? ")" : "");
+}
+
+static const char *name_of(Em *e, Var *v) {
+  const char *n = varmap_get(&e->cname, v);
+  if (!n) {
+    n = nameset_fresh(&e->names, e->a, v->name);
+    varmap_put(&e->cname, v, (void *)n);
+  }
+  return n;
+}
+
+static CVal *cval_of(Em *e, Expr *atom) {
+  switch (atom->kind) {
+  case E_VAR: {
+    CVal *v = varmap_get(&e->vals, atom->var);
+    return v ? v : cv_scalar(e, atom->type, name_of(e, atom->var));
+  }
+  case E_CONST:
+    return cv_scalar(e, atom->type, literal(e, atom));
+  default: /* E_ZERO of a record: a default that is never read */
+    return cv_record(e, atom->type, NULL, NULL);
+  }
+}
+
+static const char *scalar_text(Em *e, Expr *atom) { return cval_of(e, atom)->expr; }
+
+/* --------------------------------------------------------------- output */
+
+static void line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line(Em *e, const char *fmt, ...) {
+  for (int i = 0; i < e->indent; i++)
+    sb_puts(e->out, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  char small[256];
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < (int)sizeof small) {
+    sb_puts(e->out, small);
+  } else {
+    char *big = malloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_puts(e->out, big);
+    free(big);
+  }
+  sb_puts(e->out, "\n");
+}
+
+/* Declares fresh C variables for every leaf of a value of type t, named
+ * after `base`; record leaves go to their home when they have one. */
+static CVal *declare(Em *e, Type *t, const char *base) {
+  if (is_leaf(t)) {
+    const char *n = nameset_fresh(&e->names, e->a, base);
+    line(e, "%s %s;", c_type(e->a, t), n);
+    if (t->kind == TY_TUPLE)
+      return cv_record(e, t, n, NULL);
+    return cv_scalar(e, t, n);
+  }
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++)
+    v->elems[i] = declare(e, t->elems[i], arena_printf(e->a, "%s_%d", base, i));
+  return v;
+}
+
+static void assign(Em *e, CVal *dst, CVal *src) {
+  PtrVec d = {0}, s = {0};
+  leaves_of(e->a, dst, &d);
+  leaves_of(e->a, src, &s);
+  for (int i = 0; i < d.len && i < s.len; i++) {
+    CVal *dl = d.items[i], *sl = s.items[i];
+    if (!sl->expr || (dl->expr && strcmp(dl->expr, sl->expr) == 0))
+      continue; /* default value, or already written in place */
+    line(e, "%s = %s;", dl->expr, sl->expr);
+  }
+}
+
+/* ------------------------------------------------------ record homes */
+
+static Expr *bound_rhs(Expr *block, Expr *atom) {
+  if (atom->kind != E_VAR)
+    return NULL;
+  for (Expr *b = block; b->kind == E_LET; b = b->body)
+    if (b->var == atom->var)
+      return b->args[0];
+  return NULL;
+}
+
+static void set_home(Em *e, Expr *atom, Var *owner, int leaf, CVal *fixed) {
+  if (atom->kind != E_VAR || !atom->type || atom->type->kind != TY_TUPLE || !atom->type->name)
+    return;
+  Home *h = arena_alloc(e->a, sizeof *h);
+  h->owner = owner;
+  h->leaf = leaf;
+  h->cval = fixed;
+  varmap_put(&e->homes, atom->var, h);
+}
+
+/* Records placed in the result tuple of an if branch live in the if's
+ * result variables. */
+static void find_homes(Em *e, Expr *block) {
+  for (Expr *b = block; b->kind == E_LET; b = b->body) {
+    Expr *rhs = b->args[0];
+    if (rhs->kind != E_IF || is_leaf(rhs->type))
+      continue;
+    for (int j = 1; j <= 2; j++) {
+      Expr *br = rhs->args[j];
+      find_homes(e, br);
+      Expr *res = br;
+      while (res->kind == E_LET)
+        res = res->body;
+      Expr *tup = bound_rhs(br, res);
+      if (!tup || tup->kind != E_TUPLE)
+        continue;
+      int leaf = 0;
+      for (int i = 0; i < tup->nargs; i++) {
+        if (is_leaf(tup->args[i]->type))
+          set_home(e, tup->args[i], b->var, leaf, NULL);
+        leaf += leaf_count(rhs->type->elems[i]);
+      }
+    }
+  }
+}
+
+static CVal *home_of(Em *e, Var *v) {
+  Home *h = varmap_get(&e->homes, v);
+  if (!h)
+    return NULL;
+  if (h->cval)
+    return h->cval;
+  CVal *owner = varmap_get(&e->vals, h->owner);
+  if (!owner)
+    return NULL;
+  PtrVec ls = {0};
+  leaves_of(e->a, owner, &ls);
+  return h->leaf < ls.len ? ls.items[h->leaf] : NULL;
+}
+
+/* ------------------------------------------------------------ bindings */
+
+static void emit_block(Em *e, Expr *block, CVal *dest);
+
+static const char *prim_text(Em *e, Expr *rhs) {
+  const PrimInfo *pi = prim_info(rhs->op);
+  const char *a0 = scalar_text(e, rhs->args[0]);
+  const char *a1 = rhs->nargs > 1 ? scalar_text(e, rhs->args[1]) : NULL;
+  if (pi->cls == PC_CAST)
+    return arena_printf(e->a, "(%s)%s", pi->c_name, a0);
+  if (pi->infix)
+    return a1 ? arena_printf(e->a, "%s %s %s", a0, pi->c_name, a1)
+              : arena_printf(e->a, "%s%s", pi->c_name, a0);
+  bool f32 = rhs->args[0]->type->kind == TY_F32;
+  if (a1)
+    return arena_printf(e->a, "%s%s(%s, %s)", pi->c_name, f32 ? "f" : "", a0, a1);
+  return arena_printf(e->a, "%s%s(%s)", pi->c_name, f32 ? "f" : "", a0);
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void args_text(Em *e, StrBuf *b, Expr *call, int from, bool *first) {
+  for (int i = from; i < call->nargs; i++) {
+    CVal *v = cval_of(e, call->args[i]);
+    const char *t = v->type->kind == TY_TUPLE ? record_addr(e, v) : v->expr;
+    sb_printf(b, "%s%s", *first ? "" : ", ", t);
+    *first = false;
+  }
+}
+
+/* The result leaves of a call, declared (records at their home). */
+static CVal *call_result(Em *e, Var *x, Type *t, int skip_first) {
+  (void)skip_first;
+  if (is_leaf(t))
+    return declare(e, t, name_of(e, x));
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++)
+    v->elems[i] = declare(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i));
+  return v;
+}
+
+/* g$aug returns (ret, tape): the tape goes to the home of the variable
+ * that projects it, when that home exists. */
+static CVal *aug_tape_home(Em *e, Expr *rest, Var *pair) {
+  for (Expr *b = rest; b->kind == E_LET; b = b->body) {
+    Expr *r = b->args[0];
+    if (r->kind == E_GET && r->index == 1 && r->args[0]->kind == E_VAR && r->args[0]->var == pair)
+      return home_of(e, b->var);
+  }
+  return NULL;
+}
+
+static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  const char *cname = c_name_of(e->a, rhs->name);
+  StrBuf b = {0};
+  bool first = true;
+  if (ends_with(rhs->name, "$fwd") && !is_leaf(rhs->type)) {
+    CVal *res = cv_scalar(e, rhs->type, NULL);
+    res->n = 2;
+    res->elems = arena_alloc(e->a, sizeof(CVal *) * 2);
+    const char *base = name_of(e, x);
+    res->elems[1] = declare(e, rhs->type->elems[1], arena_printf(e->a, "%s_d", base));
+    const char *v0 = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_v", base));
+    args_text(e, &b, rhs, 0, &first);
+    line(e, "const %s %s = %s(%s, &%s);", c_type(e->a, rhs->type->elems[0]), v0, cname,
+         b.data ? b.data : "", res->elems[1]->expr);
+    res->elems[0] = cv_scalar(e, rhs->type->elems[0], v0);
+    varmap_put(&e->vals, x, res);
+  } else if (ends_with(rhs->name, "$aug") || ends_with(rhs->name, "$bwd")) {
+    bool aug = ends_with(rhs->name, "$aug");
+    CVal *res;
+    if (aug) {
+      res = cv_scalar(e, rhs->type, NULL);
+      res->n = 2;
+      res->elems = arena_alloc(e->a, sizeof(CVal *) * 2);
+      res->elems[0] = declare(e, rhs->type->elems[0], arena_printf(e->a, "%s_v", name_of(e, x)));
+      CVal *home = aug_tape_home(e, rest, x);
+      res->elems[1] = home ? home
+                           : declare(e, rhs->type->elems[1], arena_printf(e->a, "%s_tape", name_of(e, x)));
+    } else {
+      res = call_result(e, x, rhs->type, 0);
+    }
+    args_text(e, &b, rhs, 0, &first);
+    PtrVec ls = {0};
+    leaves_of(e->a, res, &ls);
+    for (int i = 0; i < ls.len; i++) {
+      CVal *l = ls.items[i];
+      sb_printf(&b, "%s%s", first ? "" : ", ",
+                l->type->kind == TY_TUPLE ? record_addr(e, l) : arena_printf(e->a, "&%s", l->expr));
+      first = false;
+    }
+    line(e, "%s(%s);", cname, b.data ? b.data : "");
+    varmap_put(&e->vals, x, res);
+  } else {
+    args_text(e, &b, rhs, 0, &first);
+    const char *n = name_of(e, x);
+    line(e, "const %s %s = %s(%s);", c_type(e->a, rhs->type), n, cname, b.data ? b.data : "");
+    varmap_put(&e->vals, x, cv_scalar(e, rhs->type, n));
+  }
+  free(b.data);
+}
+
+static void emit_if(Em *e, Var *x, Expr *rhs) {
+  CVal *res = declare(e, rhs->type, name_of(e, x));
+  varmap_put(&e->vals, x, res);
+  line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
+  e->indent++;
+  emit_block(e, rhs->args[1], res);
+  e->indent--;
+  line(e, "} else {");
+  e->indent++;
+  emit_block(e, rhs->args[2], res);
+  e->indent--;
+  line(e, "}");
+}
+
+static void emit_tuple(Em *e, Var *x, Expr *rhs) {
+  CVal *v = cv_scalar(e, rhs->type, NULL);
+  v->n = rhs->nargs;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(rhs->nargs ? rhs->nargs : 1));
+  for (int i = 0; i < rhs->nargs; i++)
+    v->elems[i] = cval_of(e, rhs->args[i]);
+  v->literal = rhs->name != NULL;
+  varmap_put(&e->vals, x, v);
+}
+
+static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  switch (rhs->kind) {
+  case E_VAR:
+  case E_CONST:
+  case E_ZERO:
+    varmap_put(&e->vals, x, cval_of(e, rhs));
+    return;
+  case E_PRIM: {
+    const char *n = name_of(e, x);
+    line(e, "const %s %s = %s;", c_type(e->a, rhs->type), n, prim_text(e, rhs));
+    varmap_put(&e->vals, x, cv_scalar(e, rhs->type, n));
+    return;
+  }
+  case E_GET:
+    varmap_put(&e->vals, x, field_of(e, cval_of(e, rhs->args[0]), rhs->index));
+    return;
+  case E_TUPLE:
+    emit_tuple(e, x, rhs);
+    return;
+  case E_CALL:
+    emit_call(e, x, rhs, rest);
+    return;
+  case E_IF:
+    emit_if(e, x, rhs);
+    return;
+  default:
+    line(e, "#error \"chad: unexpected IR node in emission\"");
+    return;
+  }
+}
+
+/* Emits a block; with `dest`, assigns its result there. */
+static void emit_block(Em *e, Expr *block, CVal *dest) {
+  Expr *b = block;
+  for (; b->kind == E_LET; b = b->body)
+    emit_binding(e, b->var, b->args[0], b->body);
+  if (dest)
+    assign(e, dest, cval_of(e, b));
+}
+
+static Expr *block_result(Expr *block) {
+  while (block->kind == E_LET)
+    block = block->body;
+  return block;
+}
+
+/* ----------------------------------------------------------- functions */
+
+typedef struct Sig {
+  StrBuf text;
+  bool first;
+} Sig;
+
+static void sig_param(Em *e, Sig *s, const char *type, const char *name) {
+  size_t n = strlen(type);
+  bool ptr = n && type[n - 1] == '*';
+  sb_printf(&s->text, "%s%s%s%s", s->first ? "" : ", ", type, ptr ? "" : " ", name);
+  s->first = false;
+}
+
+static const char *linkage(const Func *f) {
+  return f->is_static ? "static __attribute__((unused)) " : "";
+}
+
+static void em_init(Em *e, Module *m, StrBuf *out) {
+  *e = (Em){.m = m, .a = m->arena, .out = out};
+  reserve_reserved(&e->names);
+  for (int i = 0; i < m->funcs.len; i++) {
+    Func *g = m->funcs.items[i];
+    nameset_reserve(&e->names, c_name_of(e->a, g->name));
+  }
+}
+
+static void em_done(Em *e) {
+  nameset_free(&e->names);
+  varmap_free(&e->cname);
+  varmap_free(&e->vals);
+  varmap_free(&e->homes);
+}
+
+static const char *param_cname(Em *e, Var *v) {
+  const char *n = name_of(e, v);
+  return n;
+}
+
+/* Declares the parameters of a generated function after its kind. */
+static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
+                           PtrVec *outs) {
+  Arena *a = e->a;
+  switch (kind) {
+  case FN_FWD:
+    for (int i = 0; i < g->nparams; i++)
+      sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
+    if (type_is_active(f->ret))
+      ptrvec_push(a, outs, (void *)nameset_fresh(&e->names, a, "d_ret"));
+    if (outs->len)
+      sig_param(e, sig, arena_printf(a, "%s *", c_type(a, f->ret)), outs->items[0]);
+    return;
+  case FN_REV:
+    for (int i = 0; i < f->nparams; i++) {
+      Var *p = g->params[i];
+      sig_param(e, sig, c_type(a, p->type), param_cname(e, p));
+      if (type_is_active(p->type)) {
+        const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
+        ptrvec_push(a, outs, (void *)pb);
+        sig_param(e, sig, arena_printf(a, "%s *", c_type(a, p->type)), pb);
+      }
+    }
+    if (g->nparams > f->nparams)
+      sig_param(e, sig, c_type(a, g->params[f->nparams]->type), param_cname(e, g->params[f->nparams]));
+    return;
+  case FN_AUG: {
+    for (int i = 0; i < g->nparams; i++)
+      sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
+    const char *ret = nameset_fresh(&e->names, a, "ret");
+    const char *tape = nameset_fresh(&e->names, a, "tape");
+    ptrvec_push(a, outs, (void *)ret);
+    ptrvec_push(a, outs, (void *)tape);
+    sig_param(e, sig, arena_printf(a, "%s *", c_type(a, f->ret)), ret);
+    sig_param(e, sig, arena_printf(a, "%s *", c_type(a, g->ret->elems[1])), tape);
+    return;
+  }
+  case FN_BWD: {
+    Var *tape = g->params[0];
+    const char *tn = param_cname(e, tape);
+    sig_param(e, sig, arena_printf(a, "const %s *", c_type(a, tape->type)), tn);
+    varmap_put(&e->vals, tape, cv_record(e, tape->type, arena_printf(a, "(*%s)", tn), tn));
+    if (g->nparams > 1)
+      sig_param(e, sig, c_type(a, g->params[1]->type), param_cname(e, g->params[1]));
+    for (int i = 0, k = 0; i < f->nparams; i++) {
+      Var *p = f->params[i];
+      if (!type_is_active(p->type))
+        continue;
+      const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
+      ptrvec_push(a, outs, (void *)pb);
+      sig_param(e, sig, arena_printf(a, "%s *", c_type(a, g->ret->elems[k++])), pb);
+    }
+    return;
+  }
+  }
+}
+
+static bool is_zero_literal(const CVal *v) {
+  return v->expr && (strcmp(v->expr, "0.0") == 0 || strcmp(v->expr, "0.0f") == 0);
+}
+
+static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *outs) {
+  CVal *res = cval_of(e, block_result(g->body));
+  switch (kind) {
+  case FN_FWD:
+    if (outs->len) {
+      line(e, "*%s = %s;", (char *)outs->items[0], res->elems[1]->expr);
+      line(e, "return %s;", res->elems[0]->expr);
+    } else {
+      line(e, "return %s;", res->expr);
+    }
+    return;
+  case FN_REV: {
+    CVal *cts = res->elems[1];
+    for (int k = 0; k < outs->len; k++) {
+      CVal *ct = cts->elems[k];
+      if (!is_zero_literal(ct))
+        line(e, "*%s += %s;", (char *)outs->items[k], ct->expr);
+    }
+    line(e, "return %s;", res->elems[0]->expr);
+    return;
+  }
+  case FN_AUG: {
+    line(e, "*%s = %s;", (char *)outs->items[0], res->elems[0]->expr);
+    CVal *rec = res->elems[1];
+    CVal *dst = cv_record(e, g->ret->elems[1], arena_printf(e->a, "(*%s)", (char *)outs->items[1]),
+                          outs->items[1]);
+    for (int i = 0; i < g->ret->elems[1]->n; i++)
+      assign(e, field_of(e, dst, i), field_of(e, rec, i));
+    return;
+  }
+  case FN_BWD:
+    for (int k = 0; k < outs->len; k++)
+      line(e, "*%s = %s;", (char *)outs->items[k], res->elems[k]->expr);
+    return;
+  }
+}
+
+/* In f$aug, the records stored in the tape are written in place. */
+static void aug_homes(Em *e, Func *g, PtrVec *outs) {
+  Expr *res = block_result(g->body);
+  Expr *pair = bound_rhs(g->body, res);
+  if (!pair || pair->kind != E_TUPLE)
+    return;
+  Expr *rec = bound_rhs(g->body, pair->args[1]);
+  if (!rec || rec->kind != E_TUPLE)
+    return;
+  const char *tp = outs->items[1];
+  CVal *dst = cv_record(e, g->ret->elems[1], arena_printf(e->a, "(*%s)", tp), tp);
+  for (int i = 0; i < rec->nargs; i++)
+    if (rec->args[i]->type->kind == TY_TUPLE && rec->args[i]->type->name)
+      set_home(e, rec->args[i], NULL, 0, field_of(e, dst, i));
+}
+
+static void note_used(Var *v, void *ctx) { varmap_put(ctx, v, v); }
+
+static void emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Func *g) {
+  Em e;
+  em_init(&e, m, out);
+  for (int i = 0; i < g->nparams; i++)
+    name_of(&e, g->params[i]); /* parameters keep their names first */
+  Sig sig = {.first = true};
+  PtrVec outs = {0};
+  emit_signature(&e, kind, f, g, &sig, &outs);
+  const char *ret = kind == FN_FWD || kind == FN_REV ? c_type(e.a, f->ret) : "void";
+  const char *name = c_name_of(e.a, g->name);
+  bool helper = kind == FN_AUG || kind == FN_BWD;
+  sb_printf(out, "%s%s %s(%s) {\n",
+            helper ? "static __attribute__((unused)) " : linkage(f), ret, name,
+            sig.text.data ? sig.text.data : "void");
+  e.indent = 1;
+  /* Some parameters are not needed by every derivative (a tangent of an
+   * argument the result ignores); say so rather than warn. */
+  char *params = sig.text.data;
+  VarMap used = {0};
+  expr_visit_vars(g->body, note_used, &used);
+  for (int i = 0; i < g->nparams; i++)
+    if (!varmap_has(&used, g->params[i]))
+      line(&e, "(void)%s;", name_of(&e, g->params[i]));
+  varmap_free(&used);
+  if (kind == FN_AUG)
+    aug_homes(&e, g, &outs);
+  find_homes(&e, g->body);
+  emit_block(&e, g->body, NULL);
+  emit_epilogue(&e, kind, f, g, &outs);
+  sb_puts(out, "}\n\n");
+  free(params);
+  em_done(&e);
+}
+
+/* struct f__tape: one field per leaf; a record of nothing gets a byte,
+ * since C has no empty structs. */
+static void emit_tape_struct(Module *m, StrBuf *out, Type *t) {
+  Arena *a = m->arena;
+  sb_printf(out, "%s {\n", c_type(a, t));
+  int leaf = 0;
+  PtrVec stack = {0};
+  for (int i = t->n - 1; i >= 0; i--)
+    ptrvec_push(a, &stack, t->elems[i]);
+  while (stack.len) {
+    Type *ft = stack.items[--stack.len];
+    if (is_leaf(ft)) {
+      sb_printf(out, "  %s f%d;\n", c_type(a, ft), leaf++);
+      continue;
+    }
+    for (int i = ft->n - 1; i >= 0; i--)
+      ptrvec_push(a, &stack, ft->elems[i]);
+  }
+  if (!leaf)
+    sb_puts(out, "  char unused;\n");
+  sb_puts(out, "};\n\n");
+}
+
+/* -------------------------------------------------------------- entry */
+
+static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind kind) {
+  Arena *a = m->arena;
+  NameSet names = {0};
+  reserve_reserved(&names);
+  for (int i = 0; i < f->nparams; i++)
+    nameset_reserve(&names, f->params[i]->name);
+  StrBuf params = {0};
+  bool first = true;
+  for (int i = 0; i < f->nparams; i++) {
+    Var *p = f->params[i];
+    const char *t = c_type(a, p->type);
+    sb_printf(&params, "%s%s %s", first ? "" : ", ", t, p->name);
+    first = false;
+    if (!type_is_active(p->type))
+      continue;
+    if (kind == FN_FWD)
+      sb_printf(&params, ", %s %s", t,
+                nameset_fresh(&names, a, arena_printf(a, "d%s", p->name)));
+    else
+      sb_printf(&params, ", %s *%s", t,
+                nameset_fresh(&names, a, arena_printf(a, "%s_b", p->name)));
+  }
+  if (type_is_active(f->ret)) {
+    const char *t = c_type(a, f->ret);
+    if (kind == FN_FWD)
+      sb_printf(&params, "%s%s *%s", first ? "" : ", ", t, nameset_fresh(&names, a, "d_ret"));
+    else
+      sb_printf(&params, "%s%s %s", first ? "" : ", ", t, nameset_fresh(&names, a, "ret_b"));
+    first = false;
+  }
+  sb_printf(out, "%s%s %s_%s(%s);\n", linkage(f), c_type(a, f->ret), f->name,
+            kind == FN_FWD ? "fwd" : "rev", params.data ? params.data : "void");
+  free(params.data);
+  nameset_free(&names);
+}
+
+char *emit_prototypes(Module *m, const Func *f) {
+  StrBuf out = {0};
+  emit_contract_proto(m, &out, f, FN_FWD);
+  emit_contract_proto(m, &out, f, FN_REV);
+  return sb_take(&out);
+}
+
+char *emit_definitions(Module *m, const Func *f, Diag *err) {
+  Func *fns[4];
+  const char *suffix[4] = {"aug", "bwd", "fwd", "rev"};
+  for (int i = 0; i < 4; i++) {
+    fns[i] = module_find(m, ad_name(m, f->name, suffix[i]));
+    if (!fns[i]) {
+      diag_set(err, f->loc, "internal error: '%s' was not differentiated", f->name);
+      return NULL;
+    }
+  }
+  StrBuf out = {0};
+  sb_printf(&out, "/* chad: derivatives of '%s' (generated; see DESIGN.md section 1) */\n",
+            f->name);
+  sb_puts(&out, "#include <math.h>\n\n");
+  emit_tape_struct(m, &out, fns[0]->ret->elems[1]);
+  emit_function(m, &out, FN_AUG, f, fns[0]);
+  emit_function(m, &out, FN_BWD, f, fns[1]);
+  emit_function(m, &out, FN_FWD, f, fns[2]);
+  emit_function(m, &out, FN_REV, f, fns[3]);
+  return sb_take(&out);
+}

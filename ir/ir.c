@@ -1,0 +1,490 @@
+/* ir.c: arena, types, variables, primitives, expression builders, modules.
+ * Requires nothing; guarantees that every object lives in an arena and that
+ * builders fill in `type` wherever it follows from the arguments alone. */
+#include "ir.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- arena */
+
+typedef struct Chunk Chunk;
+struct Chunk {
+  Chunk *next;
+  size_t used, size;
+  max_align_t data[]; /* flexible, aligned for anything */
+};
+
+struct Arena {
+  Chunk *head;
+};
+
+static void out_of_memory(void) {
+  fputs("chad: out of memory\n", stderr);
+  abort();
+}
+
+Arena *arena_new(void) {
+  Arena *a = calloc(1, sizeof *a);
+  if (!a)
+    out_of_memory();
+  return a;
+}
+
+void arena_free(Arena *a) {
+  if (!a)
+    return;
+  for (Chunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *arena_alloc(Arena *a, size_t size) {
+  size_t align = sizeof(max_align_t);
+  size = (size + align - 1) / align * align;
+  if (!a->head || a->head->size - a->head->used < size) {
+    size_t chunk = size > 65536 ? size : 65536;
+    Chunk *c = malloc(sizeof *c + chunk);
+    if (!c)
+      out_of_memory();
+    c->next = a->head;
+    c->used = 0;
+    c->size = chunk;
+    a->head = c;
+  }
+  void *p = (char *)a->head->data + a->head->used;
+  a->head->used += size;
+  memset(p, 0, size);
+  return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = arena_alloc(a, n);
+  memcpy(p, s, n);
+  return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+void ptrvec_push(Arena *a, PtrVec *v, void *item) {
+  if (v->len == v->cap) {
+    int cap = v->cap ? v->cap * 2 : 8;
+    void **items = arena_alloc(a, sizeof(void *) * (size_t)cap);
+    if (v->len)
+      memcpy(items, v->items, sizeof(void *) * (size_t)v->len);
+    v->items = items;
+    v->cap = cap;
+  }
+  v->items[v->len++] = item;
+}
+
+void diag_set(Diag *d, Loc loc, const char *fmt, ...) {
+  if (!d)
+    return;
+  d->loc = loc;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------- types */
+
+static Type f64_type = {.kind = TY_F64};
+static Type f32_type = {.kind = TY_F32};
+static Type int_type = {.kind = TY_INT};
+
+Type *ty_f64(void) { return &f64_type; }
+Type *ty_f32(void) { return &f32_type; }
+Type *ty_int(void) { return &int_type; }
+
+Type *ty_record(Arena *a, const char *name, int n, Type **elems) {
+  Type *t = arena_alloc(a, sizeof *t);
+  t->kind = TY_TUPLE;
+  t->n = n;
+  t->name = name ? arena_strdup(a, name) : NULL;
+  t->elems = arena_alloc(a, sizeof(Type *) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++)
+    t->elems[i] = elems[i];
+  return t;
+}
+
+Type *ty_tuple(Arena *a, int n, Type **elems) {
+  return ty_record(a, NULL, n, elems);
+}
+
+Type *ty_unit(Arena *a) { return ty_tuple(a, 0, NULL); }
+
+Type *ty_tuple2(Arena *a, Type *t0, Type *t1) {
+  Type *e[2] = {t0, t1};
+  return ty_tuple(a, 2, e);
+}
+
+Type *ty_lin(Arena *a, Type *dom, Type *cod) {
+  Type *t = arena_alloc(a, sizeof *t);
+  t->kind = TY_LIN;
+  t->dom = dom;
+  t->cod = cod;
+  return t;
+}
+
+bool type_eq(const Type *x, const Type *y) {
+  if (x == y)
+    return true;
+  if (!x || !y || x->kind != y->kind)
+    return false;
+  switch (x->kind) {
+  case TY_F64:
+  case TY_F32:
+  case TY_INT:
+    return true;
+  case TY_TUPLE:
+    if (x->n != y->n || (!x->name) != (!y->name))
+      return false;
+    if (x->name && strcmp(x->name, y->name) != 0)
+      return false;
+    for (int i = 0; i < x->n; i++)
+      if (!type_eq(x->elems[i], y->elems[i]))
+        return false;
+    return true;
+  case TY_LIN:
+    return type_eq(x->dom, y->dom) && type_eq(x->cod, y->cod);
+  }
+  return false;
+}
+
+bool type_is_float(const Type *t) {
+  return t && (t->kind == TY_F64 || t->kind == TY_F32);
+}
+
+bool type_is_unit(const Type *t) {
+  return t && t->kind == TY_TUPLE && t->n == 0;
+}
+
+bool type_is_active(const Type *t) {
+  if (!t)
+    return false;
+  switch (t->kind) {
+  case TY_F64:
+  case TY_F32:
+    return true;
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (type_is_active(t->elems[i]))
+        return true;
+    return false;
+  case TY_INT:
+  case TY_LIN:
+    return false;
+  }
+  return false;
+}
+
+Type *type_tangent(Arena *a, Type *t) {
+  if (!type_is_active(t))
+    return NULL;
+  if (t->kind != TY_TUPLE)
+    return t;
+  Type **elems = arena_alloc(a, sizeof(Type *) * (size_t)t->n);
+  int n = 0;
+  for (int i = 0; i < t->n; i++)
+    if (type_is_active(t->elems[i]))
+      elems[n++] = type_tangent(a, t->elems[i]);
+  return ty_tuple(a, n, elems);
+}
+
+/* ---------------------------------------------------------- variables */
+
+static int next_var_id = 1;
+
+Var *var_new(Arena *a, const char *name, Type *type) {
+  Var *v = arena_alloc(a, sizeof *v);
+  v->name = arena_strdup(a, name);
+  v->type = type;
+  v->id = next_var_id++;
+  return v;
+}
+
+/* -------------------------------------------------------- primitives */
+
+static const PrimInfo prim_table[P_COUNT] = {
+    [P_ADD] = {"add", 2, PC_ARITH, "+", true},
+    [P_SUB] = {"sub", 2, PC_ARITH, "-", true},
+    [P_MUL] = {"mul", 2, PC_ARITH, "*", true},
+    [P_DIV] = {"div", 2, PC_ARITH, "/", true},
+    [P_NEG] = {"neg", 1, PC_ARITH, "-", true},
+    [P_MOD] = {"mod", 2, PC_ARITH, "%", true},
+    [P_LT] = {"lt", 2, PC_CMP, "<", true},
+    [P_LE] = {"le", 2, PC_CMP, "<=", true},
+    [P_GT] = {"gt", 2, PC_CMP, ">", true},
+    [P_GE] = {"ge", 2, PC_CMP, ">=", true},
+    [P_EQ] = {"eq", 2, PC_CMP, "==", true},
+    [P_NE] = {"ne", 2, PC_CMP, "!=", true},
+    [P_AND] = {"and", 2, PC_LOGIC, "&&", true},
+    [P_OR] = {"or", 2, PC_LOGIC, "||", true},
+    [P_NOT] = {"not", 1, PC_LOGIC, "!", true},
+    [P_SQRT] = {"sqrt", 1, PC_MATH, "sqrt", false},
+    [P_EXP] = {"exp", 1, PC_MATH, "exp", false},
+    [P_LOG] = {"log", 1, PC_MATH, "log", false},
+    [P_LOG1P] = {"log1p", 1, PC_MATH, "log1p", false},
+    [P_EXPM1] = {"expm1", 1, PC_MATH, "expm1", false},
+    [P_POW] = {"pow", 2, PC_MATH, "pow", false},
+    [P_SIN] = {"sin", 1, PC_MATH, "sin", false},
+    [P_COS] = {"cos", 1, PC_MATH, "cos", false},
+    [P_TAN] = {"tan", 1, PC_MATH, "tan", false},
+    [P_ASIN] = {"asin", 1, PC_MATH, "asin", false},
+    [P_ACOS] = {"acos", 1, PC_MATH, "acos", false},
+    [P_ATAN] = {"atan", 1, PC_MATH, "atan", false},
+    [P_ATAN2] = {"atan2", 2, PC_MATH, "atan2", false},
+    [P_SINH] = {"sinh", 1, PC_MATH, "sinh", false},
+    [P_COSH] = {"cosh", 1, PC_MATH, "cosh", false},
+    [P_TANH] = {"tanh", 1, PC_MATH, "tanh", false},
+    [P_FABS] = {"fabs", 1, PC_MATH, "fabs", false},
+    [P_FMIN] = {"fmin", 2, PC_MATH, "fmin", false},
+    [P_FMAX] = {"fmax", 2, PC_MATH, "fmax", false},
+    [P_HYPOT] = {"hypot", 2, PC_MATH, "hypot", false},
+    [P_ERF] = {"erf", 1, PC_MATH, "erf", false},
+    [P_CBRT] = {"cbrt", 1, PC_MATH, "cbrt", false},
+    [P_FLOOR] = {"floor", 1, PC_MATH, "floor", false},
+    [P_CEIL] = {"ceil", 1, PC_MATH, "ceil", false},
+    [P_ROUND] = {"round", 1, PC_MATH, "round", false},
+    [P_TO_F64] = {"to_f64", 1, PC_CAST, "double", false},
+    [P_TO_F32] = {"to_f32", 1, PC_CAST, "float", false},
+    [P_TO_INT] = {"to_int", 1, PC_CAST, "int", false},
+};
+
+const PrimInfo *prim_info(Prim p) {
+  return (unsigned)p < P_COUNT ? &prim_table[p] : NULL;
+}
+
+bool prim_from_name(const char *name, Prim *out) {
+  for (int p = 0; p < P_COUNT; p++)
+    if (strcmp(prim_table[p].name, name) == 0) {
+      *out = (Prim)p;
+      return true;
+    }
+  return false;
+}
+
+/* -------------------------------------------------------- expressions */
+
+static Expr *ex_new(Arena *a, ExprKind kind, int nargs) {
+  Expr *e = arena_alloc(a, sizeof *e);
+  e->kind = kind;
+  e->nargs = nargs;
+  e->args = arena_alloc(a, sizeof(Expr *) * (size_t)(nargs ? nargs : 1));
+  return e;
+}
+
+static Expr *ex_new_args(Arena *a, ExprKind kind, int nargs, Expr **args) {
+  Expr *e = ex_new(a, kind, nargs);
+  for (int i = 0; i < nargs; i++)
+    e->args[i] = args[i];
+  return e;
+}
+
+Expr *ex_f64(Arena *a, double v) {
+  Expr *e = ex_new(a, E_CONST, 0);
+  e->type = ty_f64();
+  e->fval = v;
+  return e;
+}
+
+Expr *ex_f32(Arena *a, float v) {
+  Expr *e = ex_new(a, E_CONST, 0);
+  e->type = ty_f32();
+  e->fval = v;
+  return e;
+}
+
+Expr *ex_int(Arena *a, long long v) {
+  Expr *e = ex_new(a, E_CONST, 0);
+  e->type = ty_int();
+  e->ival = v;
+  return e;
+}
+
+Expr *ex_const(Arena *a, Type *t, double v) {
+  switch (t->kind) {
+  case TY_F32:
+    return ex_f32(a, (float)v);
+  case TY_INT:
+    return ex_int(a, (long long)v);
+  default:
+    return ex_f64(a, v);
+  }
+}
+
+Expr *ex_var(Arena *a, Var *v) {
+  Expr *e = ex_new(a, E_VAR, 0);
+  e->var = v;
+  e->type = v->type;
+  return e;
+}
+
+Expr *ex_let(Arena *a, Var *v, Expr *rhs, Expr *body) {
+  Expr *e = ex_new(a, E_LET, 1);
+  e->var = v;
+  e->args[0] = rhs;
+  e->body = body;
+  e->type = body ? body->type : NULL;
+  return e;
+}
+
+Expr *ex_prim(Arena *a, Prim op, int nargs, Expr **args) {
+  Expr *e = ex_new_args(a, E_PRIM, nargs, args);
+  e->op = op;
+  const PrimInfo *pi = prim_info(op);
+  Type *t0 = nargs > 0 ? args[0]->type : NULL;
+  switch (pi->cls) {
+  case PC_ARITH:
+  case PC_MATH:
+    e->type = t0;
+    break;
+  case PC_CMP:
+  case PC_LOGIC:
+    e->type = ty_int();
+    break;
+  case PC_CAST:
+    e->type = op == P_TO_F64 ? ty_f64() : op == P_TO_F32 ? ty_f32() : ty_int();
+    break;
+  }
+  return e;
+}
+
+Expr *ex_prim1(Arena *a, Prim op, Expr *x) { return ex_prim(a, op, 1, &x); }
+
+Expr *ex_prim2(Arena *a, Prim op, Expr *x, Expr *y) {
+  Expr *args[2] = {x, y};
+  return ex_prim(a, op, 2, args);
+}
+
+Expr *ex_call(Arena *a, const char *name, int nargs, Expr **args) {
+  Expr *e = ex_new_args(a, E_CALL, nargs, args);
+  e->name = arena_strdup(a, name);
+  return e;
+}
+
+Expr *ex_record(Arena *a, const char *name, int nargs, Expr **args) {
+  Expr *e = ex_new_args(a, E_TUPLE, nargs, args);
+  e->name = name ? arena_strdup(a, name) : NULL;
+  bool typed = true;
+  for (int i = 0; i < nargs; i++)
+    typed = typed && args[i]->type;
+  if (typed) {
+    Type **ts = arena_alloc(a, sizeof(Type *) * (size_t)(nargs ? nargs : 1));
+    for (int i = 0; i < nargs; i++)
+      ts[i] = args[i]->type;
+    e->type = ty_record(a, name, nargs, ts);
+  }
+  return e;
+}
+
+Expr *ex_tuple(Arena *a, int nargs, Expr **args) {
+  return ex_record(a, NULL, nargs, args);
+}
+
+Expr *ex_get(Arena *a, int index, Expr *tuple) {
+  Expr *e = ex_new_args(a, E_GET, 1, &tuple);
+  e->index = index;
+  if (tuple->type && tuple->type->kind == TY_TUPLE && index >= 0 &&
+      index < tuple->type->n)
+    e->type = tuple->type->elems[index];
+  return e;
+}
+
+Expr *ex_if(Arena *a, Expr *c, Expr *t, Expr *f) {
+  Expr *args[3] = {c, t, f};
+  Expr *e = ex_new_args(a, E_IF, 3, args);
+  e->type = t->type ? t->type : f->type;
+  return e;
+}
+
+Expr *ex_zero(Arena *a, Type *tangent_type) {
+  Expr *e = ex_new(a, E_ZERO, 0);
+  e->type = tangent_type;
+  return e;
+}
+
+Expr *ex_plus(Arena *a, Expr *x, Expr *y) {
+  Expr *args[2] = {x, y};
+  Expr *e = ex_new_args(a, E_PLUS, 2, args);
+  e->type = x->type ? x->type : y->type;
+  return e;
+}
+
+Expr *ex_lin(Arena *a, ExprKind kind, int nargs, Expr **args) {
+  return ex_new_args(a, kind, nargs, args);
+}
+
+Expr *ex_lin_typed(Arena *a, ExprKind kind, Type *lin_type) {
+  Expr *e = ex_new(a, kind, 0);
+  e->type = lin_type;
+  return e;
+}
+
+Expr *ex_lcall(Arena *a, const char *callee, Expr *residual) {
+  Expr *e = ex_new_args(a, E_LCALL, 1, &residual);
+  e->name = arena_strdup(a, callee);
+  return e;
+}
+
+Expr *ex_clone_shallow(Arena *a, const Expr *src) {
+  Expr *e = ex_new_args(a, src->kind, src->nargs, src->args);
+  Expr **args = e->args;
+  *e = *src;
+  e->args = args;
+  return e;
+}
+
+/* ----------------------------------------------------------- modules */
+
+Module *module_new(void) {
+  Arena *a = arena_new();
+  Module *m = arena_alloc(a, sizeof *m);
+  m->arena = a;
+  return m;
+}
+
+void module_free(Module *m) {
+  if (m)
+    arena_free(m->arena);
+}
+
+Func *module_add(Module *m, const char *name, int nparams, Var **params,
+                 Type *ret, Expr *body) {
+  Func *f = arena_alloc(m->arena, sizeof *f);
+  f->name = arena_strdup(m->arena, name);
+  f->nparams = nparams;
+  f->params = arena_alloc(m->arena, sizeof(Var *) * (size_t)(nparams ? nparams : 1));
+  for (int i = 0; i < nparams; i++)
+    f->params[i] = params[i];
+  f->ret = ret;
+  f->body = body;
+  ptrvec_push(m->arena, &m->funcs, f);
+  return f;
+}
+
+Func *module_find(const Module *m, const char *name) {
+  for (int i = m->funcs.len - 1; i >= 0; i--) {
+    Func *f = m->funcs.items[i];
+    if (strcmp(f->name, name) == 0)
+      return f;
+  }
+  return NULL;
+}

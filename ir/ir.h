@@ -1,0 +1,341 @@
+/* ir.h: the functional IR of chad (DESIGN.md section 3).
+ *
+ * A module is a list of first-order functions. A function body is an
+ * expression tree over typed variables; after normalisation (ad/anf.c) it is in
+ * A-normal form with unique binders. Every node is allocated in the module's
+ * arena and freed with it: nothing in here is freed individually.
+ *
+ * One textual form (ir/print.c, ir/parse.c) round-trips every term; it is the
+ * medium of the IR tests, of bug reports and of -fplugin-arg-chad-dump. */
+#ifndef CHAD_IR_H
+#define CHAD_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- arena */
+
+typedef struct Arena Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size); /* zeroed, aligned for any type */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A growable array of pointers, allocated in an arena. */
+typedef struct PtrVec {
+  void **items;
+  int len;
+  int cap;
+} PtrVec;
+void ptrvec_push(Arena *a, PtrVec *v, void *item);
+
+/* ---------------------------------------------------------- locations */
+
+/* A source position: in C source for lowered code, in IR text for parsed
+ * code, or none (line 0) for code the passes create. */
+typedef struct Loc {
+  const char *file; /* may be NULL */
+  int line;         /* 1-based; 0 means unknown */
+  int col;          /* 1-based; 0 means unknown */
+} Loc;
+
+/* A located message: every failing API of the core fills one. */
+typedef struct Diag {
+  Loc loc;
+  char msg[512];
+} Diag;
+
+void diag_set(Diag *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------- types */
+
+typedef enum TypeKind {
+  TY_F64,   /* IEEE binary64 (C double): active, its tangent is f64 */
+  TY_F32,   /* IEEE binary32 (C float): active, its tangent is f32 */
+  TY_INT,   /* C int; also booleans and indices: inactive, no tangent */
+  TY_TUPLE, /* product of `n` element types; n = 0 is unit. A tuple with a
+               `name` is a nominal record (emitted as a C struct): the
+               residual ("tape") of a reverse derivative */
+  TY_LIN,   /* linear map dom -o cod: exists only between AD and elimination */
+} TypeKind;
+
+typedef struct Type Type;
+struct Type {
+  TypeKind kind;
+  int n;            /* TY_TUPLE: number of elements */
+  Type **elems;     /* TY_TUPLE: element types */
+  const char *name; /* TY_TUPLE: record name, NULL for a plain tuple */
+  Type *dom, *cod;  /* TY_LIN: domain and codomain */
+};
+
+Type *ty_f64(void); /* shared, immutable scalar singletons */
+Type *ty_f32(void);
+Type *ty_int(void);
+Type *ty_unit(Arena *a);
+Type *ty_tuple(Arena *a, int n, Type **elems);
+Type *ty_record(Arena *a, const char *name, int n, Type **elems);
+Type *ty_tuple2(Arena *a, Type *t0, Type *t1);
+Type *ty_lin(Arena *a, Type *dom, Type *cod);
+
+bool type_eq(const Type *x, const Type *y);
+bool type_is_float(const Type *t); /* f64 or f32 */
+bool type_is_unit(const Type *t);
+/* Does a value of this type carry derivative information? (f64, f32, or a
+ * tuple containing one.) Inactive values have no tangent and no cotangent. */
+bool type_is_active(const Type *t);
+/* The tangent (= cotangent) type: scalars map to themselves, tuples
+ * element-wise to the tuple of their *active* elements' tangents. Returns
+ * NULL for an inactive type. */
+Type *type_tangent(Arena *a, Type *t);
+
+/* ---------------------------------------------------------- variables */
+
+typedef struct Var Var;
+struct Var {
+  const char *name; /* as written; unique within a function after ANF */
+  Type *type;       /* may be NULL before type checking */
+  int id;           /* unique within a module; assigned by var_new */
+};
+
+Var *var_new(Arena *a, const char *name, Type *type);
+
+/* -------------------------------------------------------- primitives */
+
+typedef enum Prim {
+  /* arithmetic on f64, f32 or int; both operands of one type */
+  P_ADD, /* a + b */
+  P_SUB, /* a - b */
+  P_MUL, /* a * b */
+  P_DIV, /* a / b (truncating on int; division by zero is the C program's) */
+  P_NEG, /* -a */
+  P_MOD, /* a % b, int only */
+  /* comparisons: operands of one type, result int 0 or 1 */
+  P_LT, /* a < b */
+  P_LE, /* a <= b */
+  P_GT, /* a > b */
+  P_GE, /* a >= b */
+  P_EQ, /* a == b */
+  P_NE, /* a != b */
+  /* logic on int (strict: lowering keeps C's short circuit with `if`) */
+  P_AND, /* a && b */
+  P_OR,  /* a || b */
+  P_NOT, /* !a */
+  /* <math.h>, on f64 or f32 (the f-suffixed C function for f32) */
+  P_SQRT,  /* sqrt(a) */
+  P_EXP,   /* exp(a) */
+  P_LOG,   /* log(a) */
+  P_LOG1P, /* log1p(a) */
+  P_EXPM1, /* expm1(a) */
+  P_POW,   /* pow(a, b) */
+  P_SIN,   /* sin(a) */
+  P_COS,   /* cos(a) */
+  P_TAN,   /* tan(a) */
+  P_ASIN,  /* asin(a) */
+  P_ACOS,  /* acos(a) */
+  P_ATAN,  /* atan(a) */
+  P_ATAN2, /* atan2(a, b) */
+  P_SINH,  /* sinh(a) */
+  P_COSH,  /* cosh(a) */
+  P_TANH,  /* tanh(a) */
+  P_FABS,  /* fabs(a) */
+  P_FMIN,  /* fmin(a, b) */
+  P_FMAX,  /* fmax(a, b) */
+  P_HYPOT, /* hypot(a, b) */
+  P_ERF,   /* erf(a) */
+  P_CBRT,  /* cbrt(a) */
+  P_FLOOR, /* floor(a): derivative zero almost everywhere */
+  P_CEIL,  /* ceil(a) */
+  P_ROUND, /* round(a) */
+  /* conversions, C semantics */
+  P_TO_F64, /* (double)a from f32 or int */
+  P_TO_F32, /* (float)a from f64 or int */
+  P_TO_INT, /* (int)a from f64 or f32, truncating */
+  P_COUNT   /* number of primitives, not a primitive */
+} Prim;
+
+typedef enum PrimClass {
+  PC_ARITH, /* operands and result share a numeric type */
+  PC_CMP,   /* numeric operands of one type, int result */
+  PC_LOGIC, /* int operands, int result */
+  PC_MATH,  /* float operands and result of one float type */
+  PC_CAST,  /* one numeric operand, result type fixed by the primitive */
+} PrimClass;
+
+typedef struct PrimInfo {
+  const char *name;   /* textual IR name, e.g. "add", "sqrt" */
+  int arity;          /* 1 or 2 */
+  PrimClass cls;      /* typing rule */
+  const char *c_name; /* C operator ("+") or <math.h> function ("sqrt") */
+  bool infix;         /* c_name is an operator */
+} PrimInfo;
+
+const PrimInfo *prim_info(Prim p);
+bool prim_from_name(const char *name, Prim *out);
+
+/* -------------------------------------------------------- expressions */
+
+typedef enum ExprKind {
+  E_CONST, /* literal; `type` is f64, f32 or int; value in fval or ival */
+  E_VAR,   /* reference to `var` */
+  E_LET,   /* let `var` = args[0] in `body` */
+  E_PRIM,  /* primitive `op` applied to args[0..nargs) */
+  E_CALL,  /* call of module function `name` with args */
+  E_TUPLE, /* tuple of args; with `name` set, a record of that name */
+  E_GET,   /* field `index` (0-based) of the tuple args[0] */
+  E_IF,    /* if args[0] (int, nonzero is true) then args[1] else args[2] */
+  E_ZERO,  /* the structural zero of the tangent type `type` */
+  E_PLUS,  /* tangent addition args[0] + args[1] (any tangent type) */
+  /* linear maps: only between AD and elimination (ad/linmap.c) */
+  E_LZERO,  /* 0 : `type`->dom -o `type`->cod (type given explicitly) */
+  E_LONE,   /* 1 : T -o T (type given explicitly) */
+  E_LSCALE, /* scale args[0] : T -o T, multiplication by a scalar */
+  E_LCOMP,  /* args[0] . args[1]: apply args[1] first */
+  E_LVCAT,  /* args[0] x ... x args[n-1] : S -o (T0, ..., Tn-1) */
+  E_LHCAT,  /* args[0] |><| ... : (S0, ..., Sn-1) -o T, sums the parts */
+  E_LPLUS,  /* args[0] (+) args[1], pointwise sum of maps */
+  E_LTRANS, /* transpose of args[0] */
+  E_LAPPLY, /* args[0] applied to the tangent args[1] */
+  E_LCALL,  /* the derivative of callee `name` at the residual args[0]:
+               cotangent of the result -o cotangents of the active args,
+               realised by `name`$bwd (reverse mode only) */
+} ExprKind;
+
+typedef struct Expr Expr;
+struct Expr {
+  ExprKind kind;
+  Type *type; /* set by the builders when known, always by the checker */
+  Loc loc;
+  double fval;      /* E_CONST of float type */
+  long long ival;   /* E_CONST of int type */
+  Var *var;         /* E_VAR: referenced; E_LET: bound */
+  Prim op;          /* E_PRIM */
+  const char *name; /* E_CALL, E_LCALL: callee; E_TUPLE: record name */
+  int index;        /* E_GET */
+  Expr **args;
+  int nargs;
+  Expr *body; /* E_LET */
+};
+
+Expr *ex_f64(Arena *a, double v);
+Expr *ex_f32(Arena *a, float v);
+Expr *ex_int(Arena *a, long long v);
+Expr *ex_const(Arena *a, Type *t, double v); /* any scalar type */
+Expr *ex_var(Arena *a, Var *v);
+Expr *ex_let(Arena *a, Var *v, Expr *rhs, Expr *body);
+Expr *ex_prim(Arena *a, Prim op, int nargs, Expr **args);
+Expr *ex_prim1(Arena *a, Prim op, Expr *x);
+Expr *ex_prim2(Arena *a, Prim op, Expr *x, Expr *y);
+Expr *ex_call(Arena *a, const char *name, int nargs, Expr **args);
+Expr *ex_tuple(Arena *a, int nargs, Expr **args);
+Expr *ex_record(Arena *a, const char *name, int nargs, Expr **args);
+Expr *ex_get(Arena *a, int index, Expr *tuple);
+Expr *ex_if(Arena *a, Expr *c, Expr *t, Expr *e);
+Expr *ex_zero(Arena *a, Type *tangent_type);
+Expr *ex_plus(Arena *a, Expr *x, Expr *y);
+Expr *ex_lin(Arena *a, ExprKind kind, int nargs, Expr **args);
+Expr *ex_lin_typed(Arena *a, ExprKind kind, Type *lin_type); /* 0 and 1 */
+Expr *ex_lcall(Arena *a, const char *callee, Expr *residual);
+/* A node of the same kind and fields with a fresh args array. */
+Expr *ex_clone_shallow(Arena *a, const Expr *e);
+
+/* ----------------------------------------------------------- modules */
+
+/* How a parameter of the C primal is passed; decides the contract of
+ * DESIGN.md section 1 for f_fwd and f_rev. */
+typedef enum ParamClass {
+  PARAM_ACTIVE_SCALAR, /* double / float: tangent dx, adjoint double *x_b */
+  PARAM_INACTIVE,      /* int and friends: no shadow */
+} ParamClass;
+
+typedef struct Func Func;
+struct Func {
+  const char *name;
+  Var **params;
+  int nparams;
+  Type *ret; /* result type */
+  Expr *body;
+  Loc loc;
+  bool is_static;    /* C linkage of the primal; the derivatives copy it */
+  bool is_generated; /* made by AD (f$fwd, ...), not by the user */
+};
+
+typedef struct Module {
+  Arena *arena;
+  PtrVec funcs; /* of Func* */
+} Module;
+
+Module *module_new(void);
+void module_free(Module *m);
+Func *module_add(Module *m, const char *name, int nparams, Var **params,
+                 Type *ret, Expr *body);
+Func *module_find(const Module *m, const char *name);
+
+/* ---------------------------------------------------- printer, parser */
+
+/* Textual form (s-expressions, see ir/print.c for the grammar). */
+void print_type(FILE *out, const Type *t);
+void print_expr(FILE *out, const Expr *e, int indent);
+void print_func(FILE *out, const Func *f);
+void print_module(FILE *out, const Module *m);
+char *func_to_string(const Func *f); /* malloc'd; caller frees */
+char *expr_to_string(const Expr *e); /* malloc'd; caller frees */
+char *type_to_string(const Type *t); /* malloc'd; caller frees */
+/* Formats a number as the printer does (e.g. "1.0", "1.5f", "-inf", "3"),
+ * the shortest text that parses back to the same value bit for bit (NaN
+ * payloads excepted). Returns the length; `buf` needs 32 bytes. */
+int format_const(char *buf, size_t size, const Type *t, double f, long long i);
+
+/* Parses functions from `text` into `m` (which may already hold functions
+ * they call). On error returns false with a located message in `err`.
+ * `file` names the text in locations (may be NULL). */
+bool parse_module(Module *m, const char *text, const char *file, Diag *err);
+
+/* ------------------------------------------------------ type checker */
+
+typedef enum CheckMode {
+  CHECK_SOURCE, /* no linear maps, no structural zeros or tangent plus */
+  CHECK_AD,     /* linear maps allowed (between AD and elimination) */
+  CHECK_FINAL,  /* after elimination: any linear-map-typed value is an error */
+} CheckMode;
+
+/* Infers and sets `type` on every node of f's body; checks scoping. */
+bool check_func(Module *m, Func *f, CheckMode mode, Diag *err);
+bool check_module(Module *m, CheckMode mode, Diag *err);
+
+/* ------------------------------------------------------- interpreter */
+
+typedef enum ValueKind {
+  V_F64, /* f */
+  V_F32, /* f, rounded to float at every operation */
+  V_INT, /* i */
+  V_TUPLE, /* elems[0..n) */
+} ValueKind;
+
+typedef struct Value Value;
+struct Value {
+  ValueKind kind;
+  double f;
+  long long i;
+  int n;
+  Value *elems;
+};
+
+/* Runs function `fname` of `m` on `args` (one per parameter). Result is
+ * allocated in `a`. Returns false with a message on a run-time error
+ * (unknown function, linear map reached, ...). */
+bool interp_call(Module *m, Arena *a, const char *fname, int nargs,
+                 const Value *args, Value *result, Diag *err);
+
+Value val_f64(double f);
+Value val_f32(float f);
+Value val_int(long long i);
+Value val_tuple(Arena *a, int n, const Value *elems);
+bool val_eq(const Value *x, const Value *y); /* same kinds, bit-equal numbers */
+void print_value(FILE *out, const Value *v); /* e.g. (tuple 1.0 2.5f 3) */
+
+#endif

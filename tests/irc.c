@@ -1,0 +1,67 @@
+/* irc.c: the core pipeline on textual IR, without Clang.
+ *
+ *   chad-irc FILE.ir            differentiate every function, print the C
+ *   chad-irc --dump FILE.ir     also print every stage of the pipeline
+ *
+ * For debugging, bug reports, and tests of the emitter that compile its
+ * output with a C compiler. Exit status 1 on any error, with a located
+ * message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad.h"
+#include "emit/emit.h"
+
+static char *read_all(const char *path) {
+  FILE *in = fopen(path, "rb");
+  if (!in)
+    return NULL;
+  fseek(in, 0, SEEK_END);
+  long n = ftell(in);
+  fseek(in, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  size_t got = fread(buf, 1, (size_t)n, in);
+  buf[got] = '\0';
+  fclose(in);
+  return buf;
+}
+
+int main(int argc, char **argv) {
+  bool dump = argc > 2 && strcmp(argv[1], "--dump") == 0;
+  const char *path = argv[argc - 1];
+  if (argc < 2) {
+    fprintf(stderr, "usage: chad-irc [--dump] FILE.ir\n");
+    return 2;
+  }
+  char *text = read_all(path);
+  if (!text) {
+    fprintf(stderr, "chad-irc: cannot read %s\n", path);
+    return 1;
+  }
+  Module *m = module_new();
+  Diag d;
+  int status = 0;
+  if (!parse_module(m, text, path, &d)) {
+    fprintf(stderr, "%s:%d:%d: error: %s\n", path, d.loc.line, d.loc.col, d.msg);
+    status = 1;
+  }
+  int n = m->funcs.len;
+  AdOptions opt = {.dump = dump ? stdout : NULL};
+  for (int i = 0; i < n && !status; i++) {
+    Func *f = m->funcs.items[i];
+    char *defs = NULL;
+    if (!ad_differentiate(m, f, &opt, &d) || !(defs = emit_definitions(m, f, &d))) {
+      fprintf(stderr, "%s:%d:%d: error: %s\n", path, d.loc.line, d.loc.col, d.msg);
+      status = 1;
+      break;
+    }
+    char *protos = emit_prototypes(m, f);
+    printf("%s\n%s", protos, defs);
+    free(protos);
+    free(defs);
+  }
+  module_free(m);
+  free(text);
+  return status;
+}
