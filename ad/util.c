@@ -160,6 +160,35 @@ static void sanitize(char *s) {
     s[0] = '_';
 }
 
+static int *base_counter(NameSet *s, const char *base) {
+  if ((s->blen + 1) * 2 > s->bcap) {
+    int oldcap = s->bcap;
+    char **oldb = s->bases;
+    int *oldn = s->next;
+    s->bcap = oldcap ? oldcap * 2 : 32;
+    s->bases = xcalloc((size_t)s->bcap, sizeof *s->bases);
+    s->next = xcalloc((size_t)s->bcap, sizeof *s->next);
+    s->blen = 0;
+    for (int i = 0; i < oldcap; i++)
+      if (oldb[i]) {
+        *base_counter(s, oldb[i]) = oldn[i];
+        free(oldb[i]);
+      }
+    free(oldb);
+    free(oldn);
+  }
+  unsigned mask = (unsigned)s->bcap - 1;
+  unsigned i = hash_str(base) & mask;
+  while (s->bases[i] && strcmp(s->bases[i], base) != 0)
+    i = (i + 1) & mask;
+  if (!s->bases[i]) {
+    s->bases[i] = xstrdup(base);
+    s->next[i] = 1;
+    s->blen++;
+  }
+  return &s->next[i];
+}
+
 const char *nameset_fresh(NameSet *s, Arena *a, const char *base) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", base && *base ? base : "t");
@@ -170,12 +199,14 @@ const char *nameset_fresh(NameSet *s, Arena *a, const char *base) {
     nameset_insert(s, xstrdup(buf));
     return arena_strdup(a, buf);
   }
+  int *next = base_counter(s, buf);
   char cand[160];
-  for (int k = 1;; k++) {
-    snprintf(cand, sizeof cand, "%s_%d", buf, k);
+  for (;; (*next)++) {
+    snprintf(cand, sizeof cand, "%s_%d", buf, *next);
     if (!nameset_has(s, cand))
       break;
   }
+  (*next)++;
   nameset_insert(s, xstrdup(cand));
   return arena_strdup(a, cand);
 }
@@ -184,6 +215,10 @@ void nameset_free(NameSet *s) {
   for (int i = 0; i < s->cap; i++)
     free(s->names[i]);
   free(s->names);
+  for (int i = 0; i < s->bcap; i++)
+    free(s->bases[i]);
+  free(s->bases);
+  free(s->next);
   memset(s, 0, sizeof *s);
 }
 

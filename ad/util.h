@@ -37,6 +37,12 @@ typedef struct NameSet {
   char **names;
   int cap;
   int len;
+  /* base name -> next suffix to try, so that n fresh names from one base
+   * cost O(n) rather than O(n^2) probes */
+  char **bases;
+  int *next;
+  int bcap;
+  int blen;
 } NameSet;
 
 const char *nameset_fresh(NameSet *s, Arena *a, const char *base);
