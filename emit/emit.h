@@ -18,4 +18,8 @@ char *emit_prototypes(Module *m, const Func *f);
  * Returns NULL with a message in `err` if something cannot be expressed. */
 char *emit_definitions(Module *m, const Func *f, Diag *err);
 
+/* The primal f itself as C, from its IR: with emit_definitions this gives a
+ * translation unit that needs no plugin (chad-irc, IR-level tests). */
+char *emit_primal(Module *m, const Func *f, Diag *err);
+
 #endif

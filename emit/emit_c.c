@@ -34,6 +34,7 @@ struct CVal {
 };
 
 typedef enum FnKind {
+  FN_PRIMAL, /* f itself, from its IR (for builds without the plugin) */
   FN_FWD, /* contract f_fwd */
   FN_REV, /* contract f_rev */
   FN_AUG, /* f__aug(params, T *ret, struct f__tape *tape) */
@@ -438,8 +439,38 @@ static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
   free(b.data);
 }
 
-static void emit_if(Em *e, Var *x, Expr *rhs) {
-  CVal *res = declare(e, rhs->type, name_of(e, x));
+/* The home of the variable that projects field `index` of `tuple` in the
+ * rest of the block, if it has one. */
+static CVal *projection_home(Em *e, Expr *rest, Var *tuple, int index) {
+  for (Expr *b = rest; b->kind == E_LET; b = b->body) {
+    Expr *r = b->args[0];
+    if (r->kind == E_GET && r->index == index && r->args[0]->kind == E_VAR &&
+        r->args[0]->var == tuple)
+      return home_of(e, b->var);
+  }
+  return NULL;
+}
+
+/* The result variables of an if; a record field that ends up in a home is
+ * written there directly by the branch that produces it, so the other
+ * branch leaves it alone and no uninitialised copy is ever made. */
+static CVal *declare_if_result(Em *e, Var *x, Type *t, Expr *rest) {
+  if (is_leaf(t))
+    return declare(e, t, name_of(e, x));
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++) {
+    CVal *home = t->elems[i]->kind == TY_TUPLE && t->elems[i]->name
+                     ? projection_home(e, rest, x, i) : NULL;
+    v->elems[i] = home ? home
+                       : declare(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i));
+  }
+  return v;
+}
+
+static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  CVal *res = declare_if_result(e, x, rhs->type, rest);
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
   e->indent++;
@@ -485,7 +516,7 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
     emit_call(e, x, rhs, rest);
     return;
   case E_IF:
-    emit_if(e, x, rhs);
+    emit_if(e, x, rhs, rest);
     return;
   default:
     line(e, "#error \"chad: unexpected IR node in emission\"");
@@ -552,6 +583,10 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
                            PtrVec *outs) {
   Arena *a = e->a;
   switch (kind) {
+  case FN_PRIMAL:
+    for (int i = 0; i < g->nparams; i++)
+      sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
+    return;
   case FN_FWD:
     for (int i = 0; i < g->nparams; i++)
       sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
@@ -611,6 +646,9 @@ static bool is_zero_literal(const CVal *v) {
 static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *outs) {
   CVal *res = cval_of(e, block_result(g->body));
   switch (kind) {
+  case FN_PRIMAL:
+    line(e, "return %s;", res->expr);
+    return;
   case FN_FWD:
     if (outs->len) {
       line(e, "*%s = %s;", (char *)outs->items[0], res->elems[1]->expr);
@@ -623,7 +661,9 @@ static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ou
     CVal *cts = res->elems[1];
     for (int k = 0; k < outs->len; k++) {
       CVal *ct = cts->elems[k];
-      if (!is_zero_literal(ct))
+      if (is_zero_literal(ct)) /* structurally zero: nothing to add */
+        line(e, "(void)%s;", (char *)outs->items[k]);
+      else
         line(e, "*%s += %s;", (char *)outs->items[k], ct->expr);
     }
     line(e, "return %s;", res->elems[0]->expr);
@@ -671,7 +711,7 @@ static void emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   Sig sig = {.first = true};
   PtrVec outs = {0};
   emit_signature(&e, kind, f, g, &sig, &outs);
-  const char *ret = kind == FN_FWD || kind == FN_REV ? c_type(e.a, f->ret) : "void";
+  const char *ret = kind == FN_AUG || kind == FN_BWD ? "void" : c_type(e.a, f->ret);
   const char *name = c_name_of(e.a, g->name);
   bool helper = kind == FN_AUG || kind == FN_BWD;
   sb_printf(out, "%s%s %s(%s) {\n",
@@ -756,6 +796,18 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
             kind == FN_FWD ? "fwd" : "rev", params.data ? params.data : "void");
   free(params.data);
   nameset_free(&names);
+}
+
+char *emit_primal(Module *m, const Func *f, Diag *err) {
+  Func *g = anf_func(m, (Func *)f);
+  Diag d;
+  if (!check_func(m, g, CHECK_SOURCE, &d)) {
+    diag_set(err, d.loc, "%s", d.msg);
+    return NULL;
+  }
+  StrBuf out = {0};
+  emit_function(m, &out, FN_PRIMAL, f, g);
+  return sb_take(&out);
 }
 
 char *emit_prototypes(Module *m, const Func *f) {

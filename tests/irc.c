@@ -2,6 +2,8 @@
  *
  *   chad-irc FILE.ir            differentiate every function, print the C
  *   chad-irc --dump FILE.ir     also print every stage of the pipeline
+ *   chad-irc --primal FILE.ir   also print the primal functions: the output
+ *                               is a translation unit that needs no plugin
  *
  * For debugging, bug reports, and tests of the emitter that compile its
  * output with a C compiler. Exit status 1 on any error, with a located
@@ -29,6 +31,7 @@ static char *read_all(const char *path) {
 
 int main(int argc, char **argv) {
   bool dump = argc > 2 && strcmp(argv[1], "--dump") == 0;
+  /* --primal is read below, once the module exists */
   const char *path = argv[argc - 1];
   if (argc < 2) {
     fprintf(stderr, "usage: chad-irc [--dump] FILE.ir\n");
@@ -47,6 +50,9 @@ int main(int argc, char **argv) {
     status = 1;
   }
   int n = m->funcs.len;
+  bool primal = argc > 2 && strcmp(argv[1], "--primal") == 0;
+  if (primal && !status)
+    printf("#include <math.h>\n\n");
   AdOptions opt = {.dump = dump ? stdout : NULL};
   for (int i = 0; i < n && !status; i++) {
     Func *f = m->funcs.items[i];
@@ -57,7 +63,9 @@ int main(int argc, char **argv) {
       break;
     }
     char *protos = emit_prototypes(m, f);
-    printf("%s\n%s", protos, defs);
+    char *prim = primal ? emit_primal(m, f, &d) : NULL;
+    printf("%s%s\n%s", prim ? prim : "", protos, defs);
+    free(prim);
     free(protos);
     free(defs);
   }
