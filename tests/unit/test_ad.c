@@ -402,6 +402,70 @@ static void test_code_size(void) {
   printf("\n");
 }
 
+/* ------------------------------------------------------ call chains */
+
+typedef struct CallCount {
+  const char *name;
+  int n;
+} CallCount;
+
+static void count_calls(Expr *e, CallCount *c) {
+  for (; e->kind == E_LET; e = e->body)
+    count_calls(e->args[0], c);
+  if (e->kind == E_CALL)
+    for (CallCount *k = c + 1; k->name; k++)
+      if (strcmp(e->name, k->name) == 0)
+        k->n++;
+  for (int i = 0; i < e->nargs; i++)
+    count_calls(e->args[i], c);
+}
+
+/* f1 -> f2 -> ... -> fk, one call each: the reverse derivative of f1 must
+ * run each callee's primal half once and its adjoint half once (O(k)
+ * callee runs), never its primal or its whole reverse derivative again. */
+static void test_call_chain(void) {
+  enum { K = 12 };
+  char text[8192];
+  size_t len = 0;
+  len += (size_t)snprintf(text + len, sizeof text - len, "(def f%d f64 ((x f64)) (sin x))\n", K);
+  for (int i = K - 1; i >= 1; i--)
+    len += (size_t)snprintf(text + len, sizeof text - len,
+                            "(def f%d f64 ((x f64)) (mul x (call f%d (mul x x))))\n", i, i + 1);
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "call chain");
+  for (int i = 1; i < K; i++) {
+    char callee[32], aug[40], bwd[40], rev[40], fwd[40];
+    snprintf(callee, sizeof callee, "f%d", i + 1);
+    snprintf(aug, sizeof aug, "f%d$aug", i + 1);
+    snprintf(bwd, sizeof bwd, "f%d$bwd", i + 1);
+    snprintf(rev, sizeof rev, "f%d$rev", i + 1);
+    snprintf(fwd, sizeof fwd, "f%d$fwd", i + 1);
+    const char *derived[] = {"rev", "aug", "bwd", "fwd"};
+    int want[4][5] = {/* callee aug bwd rev fwd */
+                      {0, 1, 1, 0, 0},
+                      {0, 1, 0, 0, 0},
+                      {0, 0, 1, 0, 0},
+                      {0, 0, 0, 0, 1}};
+    for (int d = 0; d < 4; d++) {
+      char name[40];
+      snprintf(name, sizeof name, "f%d$%s", i, derived[d]);
+      Func *g = module_find(m, name);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+      CallCount c[7] = {{NULL, 0}, {callee, 0}, {aug, 0}, {bwd, 0}, {rev, 0}, {fwd, 0}, {NULL, 0}};
+      count_calls(g->body, c);
+      for (int k = 0; k < 5; k++)
+        if (c[k + 1].n != want[d][k]) {
+          fprintf(stderr, "%s calls %s %d times, want %d\n", name, c[k + 1].name, c[k + 1].n,
+                  want[d][k]);
+          CU_FAIL("call structure of a derivative");
+        }
+    }
+  }
+  Point p = {.fname = "f1", .n = 1, .x = {0.8}};
+  check_point(m, &p, false);
+  module_free(m);
+}
+
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 1;
@@ -410,6 +474,7 @@ int main(void) {
   CU_pSuite l = CU_add_suite("linear maps", NULL, NULL);
   CU_add_test(l, "semantics of apply against matrix algebra", test_linmap_semantics);
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);
+  CU_add_test(s, "call chain: O(k) callee runs", test_call_chain);
   CU_pSuite z = CU_add_suite("code size", NULL, NULL);
   CU_add_test(z, "emitted C grows linearly with the program", test_code_size);
   return support_run_all();
