@@ -279,6 +279,8 @@ Func *module_find(const Module *m, const char *name);
 
 /* Textual form (s-expressions, see ir/print.c for the grammar). */
 void print_type(FILE *out, const Type *t);
+/* `indent` is the column the cursor is at (nothing is printed before e);
+ * lines after the first are indented relative to it. */
 void print_expr(FILE *out, const Expr *e, int indent);
 void print_func(FILE *out, const Func *f);
 void print_module(FILE *out, const Module *m);

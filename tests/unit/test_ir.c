@@ -1,0 +1,788 @@
+/* test_ir.c: the printer, parser, checker and interpreter of ir/.
+ *
+ * Requires CHAD_TEST_DIR (the tests folder) with the corpora tests/ir/NAME.ir,
+ * whose optional line "; mode: source|ad|final" gives the checking mode (ad
+ * by default), and tests/ir/bad/NAME.ir, whose first line is
+ * "; error: LINE:COL: MESSAGE" (MESSAGE a substring of the expected one) and
+ * whose optional mode line defaults to source. */
+#include "support.h"
+
+#include <CUnit/Basic.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef CHAD_TEST_DIR
+#define CHAD_TEST_DIR "tests"
+#endif
+
+/* An assertion with a message built at run time (CUnit copies it). */
+static void expect(bool cond, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void expect(bool cond, int line, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!cond)
+    fprintf(stderr, "\n  FAILED: %s\n", msg);
+  CU_assertImplementation(cond ? CU_TRUE : CU_FALSE, (unsigned)line, msg,
+                          __FILE__, "", CU_FALSE);
+}
+#define EXPECT(cond, ...) expect((cond), __LINE__, __VA_ARGS__)
+
+static char *module_text(const Module *m) {
+  char *buf;
+  size_t len;
+  FILE *out = open_memstream(&buf, &len);
+  print_module(out, m);
+  fclose(out);
+  return buf;
+}
+
+static CheckMode mode_of(const char *text, CheckMode fallback) {
+  const char *s = strstr(text, "; mode: ");
+  if (!s)
+    return fallback;
+  s += strlen("; mode: ");
+  return !strncmp(s, "source", 6) ? CHECK_SOURCE
+         : !strncmp(s, "final", 5) ? CHECK_FINAL
+                                   : CHECK_AD;
+}
+
+/* Parses and checks, failing the test with the message on an error. */
+static Module *parse_text(const char *text, const char *file, CheckMode mode) {
+  Module *m = module_new();
+  Diag d = {0};
+  bool parsed = parse_module(m, text, file, &d);
+  EXPECT(parsed, "%s: parse error %d:%d: %s", file, d.loc.line, d.loc.col, d.msg);
+  bool checked = parsed && check_module(m, mode, &d);
+  EXPECT(!parsed || checked, "%s: type error %d:%d: %s", file, d.loc.line,
+         d.loc.col, d.msg);
+  if (!checked) {
+    module_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* ------------------------------------------------ structural equality */
+
+/* Are two terms the same up to the identity of their variables? `pairs`
+ * holds the binders seen so far, matched. Recursive: for small terms only. */
+typedef struct VarPairs {
+  const Var *a[4096], *b[4096];
+  int n;
+} VarPairs;
+
+static bool same_number(const Type *t, double x, double y) {
+  if (t && t->kind == TY_F32)
+    return (isnan(x) && isnan(y)) ||
+           (!isnan(x) && memcmp(&(float){(float)x}, &(float){(float)y}, 4) == 0);
+  return (isnan(x) && isnan(y)) || (!isnan(x) && memcmp(&x, &y, 8) == 0);
+}
+
+static bool same_var(const VarPairs *p, const Var *a, const Var *b) {
+  for (int i = p->n - 1; i >= 0; i--)
+    if (p->a[i] == a)
+      return p->b[i] == b;
+  return false;
+}
+
+static bool same_expr(VarPairs *p, const Expr *x, const Expr *y) {
+  if (x->kind != y->kind || x->nargs != y->nargs || x->index != y->index ||
+      x->op != y->op || (!x->name) != (!y->name) ||
+      (x->name && strcmp(x->name, y->name)))
+    return false;
+  if (x->kind == E_CONST &&
+      (!type_eq(x->type, y->type) || x->ival != y->ival ||
+       !same_number(x->type, x->fval, y->fval)))
+    return false;
+  if ((x->kind == E_ZERO || x->kind == E_LZERO || x->kind == E_LONE) &&
+      !type_eq(x->type, y->type))
+    return false;
+  if (x->kind == E_VAR && !same_var(p, x->var, y->var))
+    return false;
+  for (int i = 0; i < x->nargs; i++)
+    if (!same_expr(p, x->args[i], y->args[i]))
+      return false;
+  if (x->kind == E_LET) {
+    if (strcmp(x->var->name, y->var->name) || p->n == 4096)
+      return false;
+    p->a[p->n] = x->var;
+    p->b[p->n++] = y->var;
+    bool same = same_expr(p, x->body, y->body);
+    p->n--;
+    return same;
+  }
+  return true;
+}
+
+static bool same_func(const Func *f, const Func *g) {
+  static VarPairs pairs;
+  if (strcmp(f->name, g->name) || f->nparams != g->nparams ||
+      f->is_static != g->is_static || !type_eq(f->ret, g->ret))
+    return false;
+  pairs.n = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    if (strcmp(f->params[i]->name, g->params[i]->name) ||
+        !type_eq(f->params[i]->type, g->params[i]->type))
+      return false;
+    pairs.a[pairs.n] = f->params[i];
+    pairs.b[pairs.n++] = g->params[i];
+  }
+  return same_expr(&pairs, f->body, g->body);
+}
+
+/* ------------------------------------------------------- round trips */
+
+static void test_corpus_round_trip(void) {
+  int n;
+  char **files = support_list_files(CHAD_TEST_DIR "/ir", ".ir", &n);
+  EXPECT(n >= 15, "corpus tests/ir has %d programs, expected at least 15", n);
+  for (int i = 0; i < n; i++) {
+    char *text = support_read_file(files[i]);
+    EXPECT(text != NULL, "cannot read %s", files[i]);
+    if (!text)
+      continue;
+    Module *m1 = parse_text(text, files[i], mode_of(text, CHECK_AD));
+    char *p1 = m1 ? module_text(m1) : NULL;
+    Module *m2 = p1 ? parse_text(p1, files[i], mode_of(text, CHECK_AD)) : NULL;
+    char *p2 = m2 ? module_text(m2) : NULL;
+    if (p2) {
+      EXPECT(!strcmp(p1, p2), "%s: printing is not a fixpoint:\n%s\n---\n%s",
+             files[i], p1, p2);
+      EXPECT(m1->funcs.len == m2->funcs.len, "%s: functions lost", files[i]);
+      for (int j = 0; j < m1->funcs.len && j < m2->funcs.len; j++)
+        EXPECT(same_func(m1->funcs.items[j], m2->funcs.items[j]),
+               "%s: function %d differs after a round trip", files[i], j);
+    }
+    free(p1);
+    free(p2);
+    module_free(m1);
+    module_free(m2);
+    free(text);
+  }
+  support_free_list(files, n);
+}
+
+/* Every primitive appears in the corpus. */
+static void test_corpus_covers_primitives(void) {
+  int n;
+  char **files = support_list_files(CHAD_TEST_DIR "/ir", ".ir", &n);
+  bool seen[P_COUNT] = {0};
+  for (int i = 0; i < n; i++) {
+    char *text = support_read_file(files[i]);
+    for (int p = 0; text && p < P_COUNT; p++) {
+      char pattern[32];
+      snprintf(pattern, sizeof pattern, "(%s ", prim_info((Prim)p)->name);
+      seen[p] = seen[p] || strstr(text, pattern);
+    }
+    free(text);
+  }
+  for (int p = 0; p < P_COUNT; p++)
+    EXPECT(seen[p], "primitive '%s' missing from the corpus", prim_info((Prim)p)->name);
+  support_free_list(files, n);
+}
+
+static void test_bad_corpus(void) {
+  int n;
+  char **files = support_list_files(CHAD_TEST_DIR "/ir/bad", ".ir", &n);
+  EXPECT(n >= 12, "corpus tests/ir/bad has %d programs, expected at least 12", n);
+  for (int i = 0; i < n; i++) {
+    char *text = support_read_file(files[i]);
+    int line = 0, col = 0;
+    char want[512] = "";
+    bool header = text && sscanf(text, "; error: %d:%d: %511[^\n]", &line, &col,
+                                 want) == 3;
+    EXPECT(header, "%s: first line is not '; error: LINE:COL: MESSAGE'", files[i]);
+    if (!header) {
+      free(text);
+      continue;
+    }
+    Module *m = module_new();
+    Diag d = {0};
+    bool ok = parse_module(m, text, files[i], &d) &&
+              check_module(m, mode_of(text, CHECK_SOURCE), &d);
+    EXPECT(!ok, "%s: accepted, expected '%s'", files[i], want);
+    if (!ok) {
+      EXPECT(d.loc.line == line && d.loc.col == col && strstr(d.msg, want),
+             "%s: got %d:%d: %s; expected %d:%d: %s", files[i], d.loc.line,
+             d.loc.col, d.msg, line, col, want);
+      EXPECT(d.loc.file && !strcmp(d.loc.file, files[i]),
+             "%s: the error does not name the file", files[i]);
+    }
+    module_free(m);
+    free(text);
+  }
+  support_free_list(files, n);
+}
+
+/* ----------------------------------------------------------- printer */
+
+/* Lines of `text` longer than `width`. */
+static int wide_lines(const char *text, int width) {
+  int n = 0;
+  for (const char *line = text; *line;) {
+    const char *end = strchr(line, '\n');
+    if (!end)
+      end = line + strlen(line);
+    n += end - line > width;
+    line = *end ? end + 1 : end;
+  }
+  return n;
+}
+
+static void expect_prints(const char *text, const char *want) {
+  Module *m = parse_text(text, "<print>", CHECK_AD);
+  if (!m)
+    return;
+  char *got = module_text(m);
+  EXPECT(!strcmp(got, want), "printed\n%s\nexpected\n%s", got, want);
+  free(got);
+  module_free(m);
+}
+
+/* Terms too wide for a line are broken so that every line fits. */
+static void test_print_width(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/layout.ir");
+  Module *m = text ? parse_text(text, "layout.ir", CHECK_SOURCE) : NULL;
+  char *got = m ? module_text(m) : NULL;
+  EXPECT(got && wide_lines(got, 80) == 0, "lines wider than 80 columns:\n%s",
+         got ? got : "");
+  EXPECT(got && wide_lines(text, 80) > 0, "layout.ir has no wide line to break");
+  free(got);
+  module_free(m);
+  free(text);
+}
+
+static void test_print_exact(void) {
+  expect_prints("(def   f f64((x f64))(let(y(mul x x))(let(z (add y 1.0))z)))",
+                "(def f f64 ((x f64))\n"
+                "  (let (y (mul x x))\n"
+                "  (let (z (add y 1.0))\n"
+                "  z)))\n");
+  expect_prints("(def-static g (tuple f64 int) ((x f64)) (tuple (if (lt x 0.0) (neg x) x) 3))",
+                "(def-static g (tuple f64 int) ((x f64))\n"
+                "  (tuple (if (lt x 0.0) (neg x) x) 3))\n");
+  expect_prints(
+      "(def h f64 ((a_long_name f64) (b_long_name f64))"
+      " (add (mul a_long_name b_long_name) (let (t (sub (sin a_long_name) (cos b_long_name))) (mul t (exp t)))))",
+      "(def h f64 ((a_long_name f64) (b_long_name f64))\n"
+      "  (add (mul a_long_name b_long_name)\n"
+      "       (let (t (sub (sin a_long_name) (cos b_long_name)))\n"
+      "       (mul t (exp t)))))\n");
+}
+
+static void test_print_constants(void) {
+  static const struct {
+    double v;
+    int kind; /* 0 f64, 1 f32, 2 int */
+    const char *text;
+  } cases[] = {
+      {1.0, 0, "1.0"},       {0.1, 0, "0.1"},         {-0.0, 0, "-0.0"},
+      {1e300, 0, "1e+300"},  {INFINITY, 0, "inf"},    {-INFINITY, 0, "-inf"},
+      {NAN, 0, "nan"},       {1.5, 1, "1.5f"},        {16777216.0, 1, "16777216.0f"},
+      {0.1, 1, "0.1f"},      {INFINITY, 1, "inff"},   {-INFINITY, 1, "-inff"},
+      {NAN, 1, "nanf"},      {3, 2, "3"},             {-7, 2, "-7"},
+      {1.0 / 3.0, 0, "0.3333333333333333"},
+  };
+  Arena *a = arena_new();
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Expr *e = cases[i].kind == 0   ? ex_f64(a, cases[i].v)
+              : cases[i].kind == 1 ? ex_f32(a, (float)cases[i].v)
+                                   : ex_int(a, (long long)cases[i].v);
+    char *s = expr_to_string(e);
+    EXPECT(!strcmp(s, cases[i].text), "constant printed '%s', expected '%s'", s,
+           cases[i].text);
+    free(s);
+  }
+  arena_free(a);
+}
+
+/* Prints a constant and parses it back as the body of a function. */
+static bool round_trips(Arena *a, Expr *e) {
+  char *s = expr_to_string(e);
+  char *text = arena_printf(a, "(def k %s () %s)",
+                            e->type->kind == TY_F32 ? "f32" : "f64", s);
+  free(s);
+  Module *m = module_new();
+  Diag d;
+  bool ok = parse_module(m, text, NULL, &d);
+  Expr *back = ok ? ((Func *)m->funcs.items[0])->body : NULL;
+  ok = ok && back->kind == E_CONST && type_eq(back->type, e->type) &&
+       same_number(e->type, e->fval, back->fval);
+  EXPECT(ok, "constant %s does not round-trip", text);
+  module_free(m);
+  return ok;
+}
+
+static uint64_t next_random(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+static void test_constants_bit_exact(void) {
+  Arena *a = arena_new();
+  static const double f64s[] = {0.0, -0.0, DBL_MIN, -DBL_MAX, DBL_MAX,
+                                DBL_TRUE_MIN, 5e-324, 0.1, 1.0 / 3.0, 1e23,
+                                9007199254740993.0, 123456789012345678.0};
+  for (size_t i = 0; i < sizeof f64s / sizeof *f64s; i++)
+    round_trips(a, ex_f64(a, f64s[i]));
+  static const float f32s[] = {0.0f, -0.0f, FLT_MIN, FLT_MAX, -FLT_MAX,
+                               FLT_TRUE_MIN, 0.1f, 1.0f / 3.0f, 16777217.0f};
+  for (size_t i = 0; i < sizeof f32s / sizeof *f32s; i++)
+    round_trips(a, ex_f32(a, f32s[i]));
+  uint64_t state = 88172645463325252ull;
+  int failures = 0;
+  for (int i = 0; i < 20000 && failures < 5; i++) {
+    uint64_t bits = next_random(&state);
+    double d;
+    memcpy(&d, &bits, 8);
+    uint32_t bits32 = (uint32_t)(bits >> 32);
+    float f;
+    memcpy(&f, &bits32, 4);
+    if (!isnan(d) && !round_trips(a, ex_f64(a, d)))
+      failures++;
+    if (!isnan(f) && !round_trips(a, ex_f32(a, f)))
+      failures++;
+  }
+  arena_free(a);
+}
+
+/* ------------------------------------------------------------ checker */
+
+static void test_check_sets_types(void) {
+  Module *m = parse_text("(def f f64 ((x f64) (n int))"
+                         "  (let (a (to_f64 n)) (let (p (tuple a n)) (get 0 p))))",
+                         "<t>", CHECK_SOURCE);
+  if (!m)
+    return;
+  Func *f = m->funcs.items[0];
+  Expr *let_a = f->body, *let_p = let_a->body;
+  CU_ASSERT(type_eq(let_a->var->type, ty_f64()));
+  CU_ASSERT(let_p->var->type->kind == TY_TUPLE && let_p->var->type->n == 2);
+  CU_ASSERT(type_eq(let_p->body->type, ty_f64()));
+  CU_ASSERT(type_eq(let_p->body->args[0]->type, let_p->var->type));
+  CU_ASSERT(type_eq(f->body->type, ty_f64()));
+  module_free(m);
+}
+
+static void test_check_lcall_type(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/lcall.ir");
+  Module *m = text ? parse_text(text, "lcall.ir", CHECK_AD) : NULL;
+  free(text);
+  if (!m)
+    return;
+  Func *user = module_find(m, "user");
+  Expr *lcall = user->body->body->args[0];
+  CU_ASSERT_EQUAL(lcall->kind, E_LCALL);
+  char *t = type_to_string(lcall->type);
+  EXPECT(!strcmp(t, "(lin f64 (tuple f64))"), "lcall has type %s", t);
+  free(t);
+  module_free(m);
+}
+
+/* Scoping errors the parser cannot produce: terms built with the API. */
+static void test_check_scope(void) {
+  Module *m = module_new();
+  Arena *a = m->arena;
+  Var *x = var_new(a, "x", ty_f64());
+  Var *y = var_new(a, "y", NULL);
+  Var *t = var_new(a, "t", NULL);
+  /* let y = (let t = x * x in t) in y + t: t escapes its let */
+  Expr *inner = ex_let(a, t, ex_prim2(a, P_MUL, ex_var(a, x), ex_var(a, x)),
+                       ex_var(a, t));
+  Expr *use = ex_prim2(a, P_ADD, ex_var(a, y), ex_var(a, t));
+  use->args[1]->loc = (Loc){"built", 7, 3};
+  Func *f = module_add(m, "f", 1, &x, ty_f64(), ex_let(a, y, inner, use));
+  Diag d = {0};
+  CU_ASSERT_FALSE(check_func(m, f, CHECK_SOURCE, &d));
+  EXPECT(strstr(d.msg, "in 'f': variable 't' used out of its scope") &&
+             d.loc.line == 7 && d.loc.col == 3,
+         "got %d:%d: %s", d.loc.line, d.loc.col, d.msg);
+  /* A parameter of another function. */
+  Var *z = var_new(a, "z", ty_f64());
+  Func *g = module_add(m, "g", 1, &z, ty_f64(), ex_var(a, x));
+  g->loc = (Loc){"built", 9, 1};
+  CU_ASSERT_FALSE(check_func(m, g, CHECK_SOURCE, &d));
+  EXPECT(strstr(d.msg, "variable 'x' used out of its scope") && d.loc.line == 9,
+         "got %d:%d: %s", d.loc.line, d.loc.col, d.msg);
+  module_free(m);
+}
+
+static void test_check_modes(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/tangents.ir");
+  Module *m = module_new();
+  Diag d;
+  CU_ASSERT_TRUE(text && parse_module(m, text, "tangents.ir", &d));
+  CU_ASSERT_TRUE(check_module(m, CHECK_AD, &d));
+  CU_ASSERT_TRUE(check_module(m, CHECK_FINAL, &d));
+  CU_ASSERT_FALSE(check_module(m, CHECK_SOURCE, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "tangent-only construct"));
+  module_free(m);
+  free(text);
+}
+
+/* --------------------------------------------------------- interpreter */
+
+typedef struct Run {
+  Module *m;
+  Arena *a;
+  Value result;
+  Diag err;
+  bool ok;
+} Run;
+
+static Run run(const char *text, CheckMode mode, const char *fname, int nargs,
+               ...) {
+  Run r = {.m = parse_text(text, fname, mode), .a = arena_new()};
+  Value args[16];
+  va_list ap;
+  va_start(ap, nargs);
+  for (int i = 0; i < nargs; i++)
+    args[i] = va_arg(ap, Value);
+  va_end(ap);
+  if (r.m)
+    r.ok = interp_call(r.m, r.a, fname, nargs, args, &r.result, &r.err);
+  return r;
+}
+
+static void done(Run *r) {
+  module_free(r->m);
+  arena_free(r->a);
+}
+
+static void expect_value(Run r, Value want, int line) {
+  char *got_s = NULL, *want_s = NULL;
+  size_t n;
+  FILE *out = open_memstream(&got_s, &n);
+  if (r.ok)
+    print_value(out, &r.result);
+  else
+    fprintf(out, "error %d:%d: %s", r.err.loc.line, r.err.loc.col, r.err.msg);
+  fclose(out);
+  out = open_memstream(&want_s, &n);
+  print_value(out, &want);
+  fclose(out);
+  expect(r.ok && val_eq(&r.result, &want), line, "got %s, expected %s", got_s,
+         want_s);
+  free(got_s);
+  free(want_s);
+  done(&r);
+}
+#define EXPECT_VALUE(run, want) expect_value((run), (want), __LINE__)
+
+static void expect_error(Run r, int line, int col, const char *msg, int at) {
+  expect(!r.ok && strstr(r.err.msg, msg) &&
+             (!line || (r.err.loc.line == line && r.err.loc.col == col)),
+         at, "expected error %d:%d: %s, got %s %d:%d: %s", line, col, msg,
+         r.ok ? "success" : "error", r.err.loc.line, r.err.loc.col, r.err.msg);
+  done(&r);
+}
+#define EXPECT_ERROR(run, line, col, msg) expect_error((run), line, col, msg, __LINE__)
+
+static char *corpus(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/ir/%s", CHAD_TEST_DIR, name);
+  char *text = support_read_file(path);
+  EXPECT(text != NULL, "cannot read %s", path);
+  return text ? text : calloc(1, 1);
+}
+
+static double poly(double x) {
+  double t0 = 2.0 * x, t1 = t0 + -3.0, t2 = t1 * x, t3 = t2 + 0.5, t4 = t3 * x;
+  return t4 - 7.25;
+}
+
+static void test_interp_corpus(void) {
+  char *text = corpus("poly.ir");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "poly", 1, val_f64(1.3)), val_f64(poly(1.3)));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "poly_sum", 2, val_f64(0.7), val_f64(-2.0)),
+               val_f64(poly(0.7) + poly(-2.0 / 3.0)));
+  free(text);
+
+  text = corpus("ifs.ir");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "relu", 1, val_f64(-2.0)), val_f64(0.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "relu", 1, val_f64(2.5)), val_f64(2.5));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "sign", 1, val_f64(-0.5)), val_int(-1));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "sign", 1, val_f64(0.0)), val_int(0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "piecewise", 2, val_f64(2.0), val_int(0)),
+               val_f64(1.0 / 5.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "piecewise", 2, val_f64(2.0), val_int(1)),
+               val_f64(-sin(2.0) * 2.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "piecewise", 2, val_f64(20.0), val_int(1)),
+               val_f64(cos(20.0) * 1.0));
+  free(text);
+
+  text = corpus("calls.ir");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "first", 2, val_f64(1.0), val_int(0)), val_f64(42.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "first", 2, val_f64(1.5), val_int(5)), val_f64(3.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "fact", 1, val_int(10)), val_int(3628800));
+  /* 13! overflows int: the interpreter wraps as the hardware does */
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "fact", 1, val_int(13)), val_int(1932053504));
+  free(text);
+
+  text = corpus("shadow.ir");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "shadow", 2, val_f64(1.0), val_f64(2.0)),
+               val_f64(-27.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "shadow_types", 1, val_f64(2.9)), val_int(6));
+  free(text);
+
+  text = corpus("tuples.ir");
+  Arena *a = arena_new();
+  Value inner[2] = {val_f64(9.0), val_f64(3.0)};
+  Value outer[3] = {val_tuple(a, 2, inner), val_tuple(a, 0, NULL), val_int(3)};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "nest", 1, val_f64(3.0)), val_tuple(a, 3, outer));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "unit", 0), val_tuple(a, 0, NULL));
+  free(text);
+
+  text = corpus("tangents.ir");
+  Value x[2] = {val_f64(1.0), val_f32(2.0f)}, y[2] = {val_f64(0.5), val_f32(0.25f)};
+  Value sum[2] = {val_f64(1.5), val_f32(2.25f)};
+  EXPECT_VALUE(run(text, CHECK_AD, "tplus", 2, val_tuple(a, 2, x), val_tuple(a, 2, y)),
+               val_tuple(a, 2, sum));
+  Value z32[2] = {val_f32(0.0f), val_f64(0.0)};
+  Value zero[3] = {val_f64(0.0), val_tuple(a, 2, z32), val_tuple(a, 0, NULL)};
+  EXPECT_VALUE(run(text, CHECK_AD, "tzero", 0), val_tuple(a, 3, zero));
+  free(text);
+
+  text = corpus("int_arith.ir");
+  for (int i = -3; i <= 3; i++) {
+    int va = 17 * i + 5, vb = 3 - 11 * i;
+    int s = va + vb, d = va - vb, p = s * d, q = p / 7, r = p % 7, n = -q;
+    int c = (va < vb) && ((va <= vb) || !(va > vb));
+    int vb_again = vb;
+    int c2 = (va >= 0) && ((vb == vb_again) && (va != INT32_MIN));
+    EXPECT_VALUE(run(text, CHECK_SOURCE, "int_ops", 2, val_int(va), val_int(vb)),
+                 val_int(n + r + c + c2));
+  }
+  free(text);
+
+  text = corpus("casts.ir");
+  {
+    double xv = -2.7;
+    int n = 5;
+    float s = 3.9f;
+    float fa = (float)xv;
+    double b = fa, c = (double)(n + ((int)xv + (int)s));
+    float dd = (float)n;
+    EXPECT_VALUE(run(text, CHECK_SOURCE, "casts", 3, val_f64(xv), val_int(n), val_f32(s)),
+                 val_f64(b + c + (double)(dd + s)));
+  }
+  free(text);
+  arena_free(a);
+}
+
+static void test_interp_f32(void) {
+  const char *text =
+      "(def big f32 () (add 16777216.0f 1.0f))\n"
+      "(def big64 f64 () (add 16777216.0 1.0))\n"
+      "(def third f32 ((x f32)) (div x 3.0f))\n"
+      "(def chain f32 ((x f32)) (let (a (mul x 0.1f)) (let (b (mul a 0.1f)) (sub b x))))\n"
+      "(def conv f32 ((x f64)) (to_f32 x))\n";
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "big", 0), val_f32(16777216.0f));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "big64", 0), val_f64(16777217.0));
+  volatile float one = 1.0f, x = 0.7f;
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "third", 1, val_f32(1.0f)), val_f32(one / 3.0f));
+  float a = x * 0.1f, b = a * 0.1f;
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "chain", 1, val_f32(0.7f)), val_f32(b - x));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "conv", 1, val_f64(0.1)), val_f32(0.1f));
+}
+
+typedef struct MathCase {
+  Prim op;
+  double (*f64)(double);
+  float (*f32)(float);
+  double (*f64_2)(double, double);
+  float (*f32_2)(float, float);
+} MathCase;
+
+static void test_interp_math(void) {
+  static const MathCase cases[] = {
+      {P_SQRT, sqrt, sqrtf, 0, 0},     {P_EXP, exp, expf, 0, 0},
+      {P_LOG, log, logf, 0, 0},        {P_LOG1P, log1p, log1pf, 0, 0},
+      {P_EXPM1, expm1, expm1f, 0, 0},  {P_POW, 0, 0, pow, powf},
+      {P_SIN, sin, sinf, 0, 0},        {P_COS, cos, cosf, 0, 0},
+      {P_TAN, tan, tanf, 0, 0},        {P_ASIN, asin, asinf, 0, 0},
+      {P_ACOS, acos, acosf, 0, 0},     {P_ATAN, atan, atanf, 0, 0},
+      {P_ATAN2, 0, 0, atan2, atan2f},  {P_SINH, sinh, sinhf, 0, 0},
+      {P_COSH, cosh, coshf, 0, 0},     {P_TANH, tanh, tanhf, 0, 0},
+      {P_FABS, fabs, fabsf, 0, 0},     {P_FMIN, 0, 0, fmin, fminf},
+      {P_FMAX, 0, 0, fmax, fmaxf},     {P_HYPOT, 0, 0, hypot, hypotf},
+      {P_ERF, erf, erff, 0, 0},        {P_CBRT, cbrt, cbrtf, 0, 0},
+      {P_FLOOR, floor, floorf, 0, 0},  {P_CEIL, ceil, ceilf, 0, 0},
+      {P_ROUND, round, roundf, 0, 0},
+  };
+  int covered = 0;
+  for (int p = 0; p < P_COUNT; p++)
+    covered += prim_info((Prim)p)->cls == PC_MATH;
+  CU_ASSERT_EQUAL(covered, (int)(sizeof cases / sizeof *cases));
+  static const double points[] = {0.3, 0.75, -0.45, 2.5};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const MathCase *c = &cases[i];
+    const char *name = prim_info(c->op)->name;
+    char text[256];
+    snprintf(text, sizeof text,
+             "(def m f64 ((x f64) (y f64)) (%s x%s))\n"
+             "(def m32 f32 ((x f32) (y f32)) (%s x%s))\n",
+             name, c->f64 ? "" : " y", name, c->f64 ? "" : " y");
+    for (size_t j = 0; j < sizeof points / sizeof *points; j++) {
+      double x = points[j], y = points[(j + 1) % 4];
+      if (c->op == P_LOG || c->op == P_SQRT)
+        x = fabs(x);
+      double want = c->f64 ? c->f64(x) : c->f64_2(x, y);
+      float want32 = c->f32 ? c->f32((float)x) : c->f32_2((float)x, (float)y);
+      if (isnan(want))
+        continue;
+      EXPECT_VALUE(run(text, CHECK_SOURCE, "m", 2, val_f64(x), val_f64(y)), val_f64(want));
+      EXPECT_VALUE(run(text, CHECK_SOURCE, "m32", 2, val_f32((float)x), val_f32((float)y)),
+                   val_f32(want32));
+    }
+  }
+}
+
+static void test_interp_errors(void) {
+  const char *text = "(def d int ((n int))\n"
+                     "  (let (k (sub n 1))\n"
+                     "  (div 10 (mul k 2))))\n"
+                     "(def loop f64 ((x f64)) (call loop x))\n"
+                     "(def down int ((n int)) (if (le n 0) 0 (add 1 (call down (sub n 1)))))\n"
+                     "(def trunc int ((x f64)) (to_int x))\n"
+                     "(def fdiv f64 ((x f64)) (div x 0.0))\n";
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "d", 1, val_int(3)), val_int(2));
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "d", 1, val_int(1)), 3, 3,
+               "in 'd': division by zero");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "loop", 1, val_f64(1.0)), 4, 25,
+               "call depth exceeds 10000");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "down", 1, val_int(9999)), val_int(9999));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "trunc", 1, val_f64(-2.9)), val_int(-2));
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "trunc", 1, val_f64(3e9)), 6, 26,
+               "out of the range of int");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "trunc", 1, val_f64(NAN)), 6, 26,
+               "out of the range of int");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "fdiv", 1, val_f64(1.0)), val_f64(INFINITY));
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "trunc", 1, val_int(3)), 0, 0,
+               "argument 1 of 'trunc' has the wrong type");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "trunc", 0), 0, 0, "'trunc' takes 1 arguments, got 0");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "nothere", 0), 0, 0, "unknown function 'nothere'");
+
+  char *lin = corpus("linmaps.ir");
+  EXPECT_ERROR(run(lin, CHECK_AD, "lin_all", 4, val_f64(1), val_f64(2), val_f64(3),
+                   val_f64(4)),
+               4, 12, "linear map reached the interpreter");
+  free(lin);
+}
+
+/* --------------------------------------------------------------- scale */
+
+enum { BIG = 100000 };
+
+static char *long_let_chain(void) {
+  size_t cap = (size_t)BIG * 64 + 256, len = 0;
+  char *s = malloc(cap);
+  len += (size_t)sprintf(s + len, "(def chain f64 ((x f64))\n  (let (v0 (add x 1.0))\n");
+  for (int i = 1; i < BIG; i++)
+    len += (size_t)sprintf(s + len, "  (let (v%d (%s v%d x))\n", i,
+                           i % 3 == 0 ? "sub" : i % 3 == 1 ? "mul" : "add", i - 1);
+  len += (size_t)sprintf(s + len, "  v%d", BIG - 1);
+  memset(s + len, ')', BIG + 1);
+  s[len + BIG + 1] = '\n';
+  s[len + BIG + 2] = '\0';
+  return s;
+}
+
+static double chain_value(double x) {
+  double v = x + 1.0;
+  for (int i = 1; i < BIG; i++)
+    v = i % 3 == 0 ? v - x : i % 3 == 1 ? v * x : v + x;
+  return v;
+}
+
+static char *deep_nesting(void) {
+  size_t cap = (size_t)BIG * 16 + 256, len = 0;
+  char *s = malloc(cap);
+  len += (size_t)sprintf(s + len, "(def deep f64 ((x f64)) ");
+  for (int i = 0; i < BIG; i++)
+    len += (size_t)sprintf(s + len, "(add ");
+  len += (size_t)sprintf(s + len, "x");
+  for (int i = 0; i < BIG; i++)
+    len += (size_t)sprintf(s + len, " 1.0)");
+  sprintf(s + len, ")\n");
+  return s;
+}
+
+static void scale_case(char *text, const char *fname, double x, double want) {
+  clock_t start = clock();
+  Module *m = parse_text(text, fname, CHECK_SOURCE);
+  if (!m)
+    return;
+  char *p1 = module_text(m);
+  EXPECT(strlen(p1) < 100 * (size_t)BIG, "%s prints to %zu bytes", fname, strlen(p1));
+  Module *m2 = parse_text(p1, fname, CHECK_SOURCE);
+  char *p2 = m2 ? module_text(m2) : NULL;
+  EXPECT(p2 && !strcmp(p1, p2), "%s: printing is not a fixpoint", fname);
+  Arena *a = arena_new();
+  Value arg = val_f64(x), result;
+  Diag d;
+  bool ok = interp_call(m, a, fname, 1, &arg, &result, &d);
+  EXPECT(ok && result.kind == V_F64 && result.f == want, "%s: got %g (%s), want %g",
+         fname, result.f, ok ? "ok" : d.msg, want);
+  double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+  EXPECT(seconds < 20, "%s took %.1f s", fname, seconds);
+  arena_free(a);
+  free(p1);
+  free(p2);
+  module_free(m);
+  module_free(m2);
+}
+
+static void test_scale_long_let_chain(void) {
+  char *text = long_let_chain();
+  scale_case(text, "chain", 1.0000001, chain_value(1.0000001));
+  free(text);
+}
+
+static void test_scale_deep_nesting(void) {
+  char *text = deep_nesting();
+  double want = 0.5;
+  for (int i = 0; i < BIG; i++)
+    want += 1.0;
+  scale_case(text, "deep", 0.5, want);
+  free(text);
+}
+
+int main(void) {
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  CU_pSuite text = CU_add_suite("ir text", NULL, NULL);
+  CU_add_test(text, "corpus round trip", test_corpus_round_trip);
+  CU_add_test(text, "corpus covers every primitive", test_corpus_covers_primitives);
+  CU_add_test(text, "bad corpus errors", test_bad_corpus);
+  CU_add_test(text, "printer layout", test_print_exact);
+  CU_add_test(text, "printer width", test_print_width);
+  CU_add_test(text, "printed constants", test_print_constants);
+  CU_add_test(text, "constants bit exact", test_constants_bit_exact);
+  CU_pSuite check = CU_add_suite("ir check", NULL, NULL);
+  CU_add_test(check, "types are set", test_check_sets_types);
+  CU_add_test(check, "lcall type", test_check_lcall_type);
+  CU_add_test(check, "scoping", test_check_scope);
+  CU_add_test(check, "modes", test_check_modes);
+  CU_pSuite interp = CU_add_suite("ir interp", NULL, NULL);
+  CU_add_test(interp, "corpus programs", test_interp_corpus);
+  CU_add_test(interp, "f32 rounding", test_interp_f32);
+  CU_add_test(interp, "math functions", test_interp_math);
+  CU_add_test(interp, "run-time errors", test_interp_errors);
+  CU_pSuite scale = CU_add_suite("ir scale", NULL, NULL);
+  CU_add_test(scale, "100000 nested lets", test_scale_long_let_chain);
+  CU_add_test(scale, "100000 nested operations", test_scale_deep_nesting);
+  return support_run_all();
+}
