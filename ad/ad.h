@@ -38,5 +38,6 @@ Expr *materialize_expr(Module *m, Expr *e);  /* zeros and tangent plus -> code *
 Expr *simplify_expr(Module *m, Expr *e);     /* local rewrites, let inlining */
 Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
+Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
 
 #endif

@@ -671,6 +671,8 @@ static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ou
   }
   case FN_AUG: {
     line(e, "*%s = %s;", (char *)outs->items[0], res->elems[0]->expr);
+    if (g->ret->elems[1]->n == 0) /* nothing to keep for the adjoint half */
+      line(e, "(void)%s;", (char *)outs->items[1]);
     CVal *rec = res->elems[1];
     CVal *dst = cv_record(e, g->ret->elems[1], arena_printf(e->a, "(*%s)", (char *)outs->items[1]),
                           outs->items[1]);
