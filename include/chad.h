@@ -1,0 +1,33 @@
+/* chad.h: the portable way to mark a C function for differentiation.
+ *
+ *     #include <chad.h>
+ *
+ *     CHAD_DIFFERENTIABLE
+ *     double f(double x, double y) { return x * y + sin(x); }
+ *
+ *     ... f_fwd(x, dx, y, dy, &df) and f_rev(x, &x_b, y, &y_b, 1.0)
+ *     are then defined right after f (see DESIGN.md section 1).
+ *
+ * Compile with `clang -fplugin=libchad.so` to get the derivatives. Put the
+ * macro before the declarator (before the return type is best): gcc rejects
+ * attributes after the declarator of a function definition.
+ *
+ * Without the plugin the macro is harmless: clang's warning about an unknown
+ * attribute is silenced for this one attribute only, and other compilers see
+ * nothing. The header does not try to detect the plugin: neither
+ * __has_attribute nor a predefined macro can (a macro would vanish with
+ * -save-temps, silently dropping the derivatives). */
+#ifndef CHAD_H
+#define CHAD_H
+
+#if defined(__clang__)
+#define CHAD_DIFFERENTIABLE                                                    \
+  _Pragma("clang diagnostic push")                                             \
+  _Pragma("clang diagnostic ignored \"-Wunknown-attributes\"")                 \
+  __attribute__((differentiable))                                              \
+  _Pragma("clang diagnostic pop")
+#else
+#define CHAD_DIFFERENTIABLE
+#endif
+
+#endif

@@ -1,0 +1,73 @@
+// lower.h: Clang AST of one annotated C function -> IR (DESIGN.md section 2).
+//
+// Requires: `fd` is a function definition without Sema errors; `locs` belongs
+// to the translation unit and allocates in `arena` (the module's).
+// Guarantees: either a body in the IR subset, in SSA form (every C assignment
+// binds a new Var named like the C variable), every node located at its C
+// source, plus the differentiable functions it calls; or the first construct
+// outside the subset, as a located LowerError. Never touches the module: the
+// caller decides whether the function goes in (see plugin/consumer.cpp).
+//
+// The subset: parameters, locals and results of type double, float, int,
+// _Bool (as int) or an enum (as int); assignment and compound assignment,
+// ++/--, arithmetic, comparisons, && || ! (short-circuit kept), ?:, if/else,
+// early return, casts among the scalar types, const locals, constant const
+// globals, <math.h> functions with a primitive, and calls to other
+// differentiable functions.
+#ifndef CHAD_LOWERING_LOWER_H
+#define CHAD_LOWERING_LOWER_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lowering/locations.h"
+#include "clang/Basic/SourceLocation.h"
+
+extern "C" {
+#include "ir/ir.h"
+}
+
+namespace clang {
+class FunctionDecl;
+}
+
+namespace chad {
+
+// A call to another differentiable function: the caller cannot be
+// differentiated before the callee, and a callee never defined is reported
+// at this call.
+struct CalleeUse {
+  const clang::FunctionDecl *callee; // canonical declaration
+  clang::SourceLocation loc;         // the first call in the caller
+};
+
+struct LowerError {
+  clang::SourceLocation loc;
+  std::string what; // "loops are not supported yet"; empty: already reported
+                    // by clang (the AST holds errors), say nothing more
+};
+
+// The C signature, enough for emit_prototypes even when the body fails.
+struct Signature {
+  std::string name;
+  std::vector<Var *> params;
+  Type *ret = nullptr;
+  Loc loc{};
+  bool isStatic = false;
+};
+
+struct LoweredFunction {
+  bool signatureOk = false;
+  Signature sig;                  // valid when signatureOk
+  Expr *body = nullptr;           // non-null when the whole function lowered
+  std::vector<CalleeUse> callees; // distinct, in order of first call
+  std::optional<LowerError> error;
+};
+
+LoweredFunction lowerFunction(const clang::FunctionDecl *fd, Arena *arena,
+                              SourceLocs &locs);
+
+} // namespace chad
+
+#endif

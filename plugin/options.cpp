@@ -1,0 +1,35 @@
+// options.cpp: see options.h.
+#include "plugin/options.h"
+
+namespace chad {
+
+// The value of `arg` if it is `key=value`.
+static bool valueOf(const std::string &arg, const std::string &key,
+                    std::string &value) {
+  std::string prefix = key + "=";
+  if (arg.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  value = arg.substr(prefix.size());
+  return true;
+}
+
+bool parsePluginArg(const std::string &arg, PluginOptions &options,
+                    std::string &error) {
+  std::string value;
+  if (arg == "dump") {
+    options.dumpAll = true;
+    return true;
+  }
+  if (valueOf(arg, "dump", value) && !value.empty()) {
+    options.dumpOnly.insert(value);
+    return true;
+  }
+  if (valueOf(arg, "emit-dir", value) && !value.empty()) {
+    options.emitDir = value;
+    return true;
+  }
+  error = "chad: unknown plugin argument '" + arg + "'";
+  return false;
+}
+
+} // namespace chad

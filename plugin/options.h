@@ -1,0 +1,33 @@
+// options.h: the plugin's arguments (-fplugin-arg-chad-<arg>).
+//
+// Requires: nothing.
+// Guarantees: parsePluginArg accepts exactly
+//   dump           print every pipeline stage of every function to stderr
+//   dump=NAME      the same for function NAME only (repeatable)
+//   emit-dir=DIR   also write the generated C to DIR/<input file>.chad.c
+// and explains anything else in `error`, so the plugin can refuse to run
+// instead of silently ignoring a typo.
+#ifndef CHAD_PLUGIN_OPTIONS_H
+#define CHAD_PLUGIN_OPTIONS_H
+
+#include <set>
+#include <string>
+
+namespace chad {
+
+struct PluginOptions {
+  bool dumpAll = false;
+  std::set<std::string> dumpOnly;
+  std::string emitDir; // empty: write nothing
+
+  bool wantsDump(const std::string &function) const {
+    return dumpAll || dumpOnly.count(function) != 0;
+  }
+};
+
+bool parsePluginArg(const std::string &arg, PluginOptions &options,
+                    std::string &error);
+
+} // namespace chad
+
+#endif

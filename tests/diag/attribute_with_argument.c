@@ -1,0 +1,2 @@
+__attribute__((differentiable(1))) // expect-error: 'differentiable' attribute takes no arguments
+double f(double x) { return x; }

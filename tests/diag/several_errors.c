@@ -1,0 +1,18 @@
+/* Each function gets its own error; one bad function does not hide the
+   next one. */
+__attribute__((differentiable))
+double f(double x) {
+  while (x > 1) // expect-error: cannot differentiate 'f': loops are not supported yet
+    x /= 2;
+  return x;
+}
+
+__attribute__((differentiable))
+double g(double *x) { // expect-error: cannot differentiate 'g': pointers are not supported yet
+  return *x;
+}
+
+__attribute__((differentiable))
+double h(double x) {
+  return x * x;
+}

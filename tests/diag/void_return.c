@@ -1,0 +1,4 @@
+__attribute__((differentiable))
+void f(double x) { // expect-error: cannot differentiate 'f': function returns void
+  (void)x;
+}
