@@ -1,0 +1,328 @@
+/* gradcheck.h: derivative checks for chad's end-to-end tests.
+ *
+ * A test file wraps each annotated function f, and the f_fwd and f_rev the
+ * plugin generated for it, behind one interface over double vectors (the
+ * GC_WRAP* macros below), then calls GC_CHECK with points inside f's domain.
+ * At every point this header checks that
+ *
+ *   - f_fwd and f_rev return exactly (==) the value of f: they run the same
+ *     primal computation, so not even rounding may differ;
+ *   - the reverse gradient (seed 1) matches Richardson-extrapolated central
+ *     differences of f, to a mixed absolute/relative tolerance;
+ *   - forward and reverse are dual: f_fwd(x; dx) == <f_rev(x; 1), dx> to near
+ *     machine precision for a pseudo-random direction dx;
+ *   - the reverse seed is honoured: seeding with s gives s times the gradient;
+ *   - f_rev adds into the adjoint buffer instead of overwriting it: starting
+ *     from nonzero values b, one call gives b + g and a second b + 2g.
+ *
+ * Float functions are checked through the same double interface, with float
+ * tolerances: their rounding error is about 1e-7, so FD agreement to 1e-3
+ * relative is the honest target there.
+ *
+ * Header only (static functions, libc and libm only) so that every test is
+ * one self-contained C file compiled by the plugin under -Werror; the entry
+ * points are static inline so that a test not using one is not an error.  Failures
+ * name the function and the point; gc_summary() prints "N passed, M failed"
+ * and returns the exit status for main().
+ */
+#ifndef CHAD_GRADCHECK_H
+#define CHAD_GRADCHECK_H
+
+#include <math.h>
+#include <stdio.h>
+
+#define GC_MAXN 16
+
+/* f, f_fwd and f_rev seen through double vectors; ctx carries anything else
+ * (inactive int parameters, for instance). */
+typedef double (*gc_fn)(const double *x, void *ctx);
+typedef double (*gc_fwd_fn)(const double *x, const double *dx, double *d_ret, void *ctx);
+typedef double (*gc_rev_fn)(const double *x, double *x_b, double ret_b, void *ctx);
+
+enum { GC_DOUBLE, GC_FLOAT };
+
+/* Tolerances per precision.  fd_step: FD step relative to max(|x|, fd_floor).
+ * grad_rtol/grad_atol: FD agreement (atol is scaled by 1 + |f(x)|).
+ * exact_rtol: identities that hold up to rounding only (duality, seed
+ * scaling, accumulation), relative to the magnitude of the terms involved. */
+struct gc_tol {
+    double fd_step, fd_floor, grad_rtol, grad_atol, exact_rtol;
+};
+
+static const struct gc_tol gc_tols[2] = {
+    /* double: h = 1e-3|x| gives truncation ~1e-12 after one Richardson step
+     * and cancellation ~1e-13, far inside 1e-6. */
+    {1e-3, 1e-2, 1e-6, 1e-8, 1e-12},
+    /* float: cancellation costs ~6e-8/h, so take bigger steps. */
+    {1e-2, 1e-1, 1e-3, 1e-4, 1e-5},
+};
+
+static int gc_passed, gc_failed;
+static unsigned long gc_seed = 12345;
+
+/* Deterministic pseudo-random number in [-1, -0.125] U [0.125, 1]: the
+ * direction has no near-zero component, so every input is exercised. */
+static double gc_rand(void) {
+    double u;
+    gc_seed = gc_seed * 6364136223846793005UL + 1442695040888963407UL;
+    u = (double)((gc_seed >> 11) & 0xfffff) / (double)0xfffff; /* [0,1] */
+    u = 0.125 + 0.875 * u;
+    return (gc_seed >> 40) & 1 ? u : -u;
+}
+
+static void gc_print_point(const double *x, int n) {
+    int i;
+    printf("(");
+    for (i = 0; i < n; i++)
+        printf("%s%.17g", i ? ", " : "", x[i]);
+    printf(")");
+}
+
+/* Records one check's outcome; on failure prints what, where and why. */
+static int gc_report(int ok, const char *name, const double *x, int n, const char *what) {
+    if (ok) {
+        gc_passed++;
+        return 1;
+    }
+    gc_failed++;
+    printf("FAIL %s at ", name);
+    gc_print_point(x, n);
+    printf(": %s\n", what);
+    return 0;
+}
+
+/* Central difference of f along coordinate i with step h, using the points
+ * actually reached (x +- h rounded, to float when prec is GC_FLOAT). */
+static double gc_central(gc_fn f, void *ctx, int prec, double *x, int i, double h) {
+    double x0 = x[i], xp = x0 + h, xm = x0 - h, fp, fm;
+    if (prec == GC_FLOAT) {
+        xp = (float)xp;
+        xm = (float)xm;
+    }
+    x[i] = xp;
+    fp = f(x, ctx);
+    x[i] = xm;
+    fm = f(x, ctx);
+    x[i] = x0;
+    return (fp - fm) / (xp - xm);
+}
+
+/* Richardson-extrapolated central differences: D(h) has error c h^2 + O(h^4),
+ * so (4 D(h/2) - D(h)) / 3 cancels the h^2 term. */
+static double gc_fd(gc_fn f, void *ctx, int prec, const double *x0, int n, int i) {
+    const struct gc_tol *t = &gc_tols[prec];
+    double x[GC_MAXN], h, d1, d2;
+    int k;
+    for (k = 0; k < n; k++)
+        x[k] = x0[k];
+    h = t->fd_step * fmax(fabs(x0[i]), t->fd_floor);
+    d1 = gc_central(f, ctx, prec, x, i, h);
+    d2 = gc_central(f, ctx, prec, x, i, h / 2);
+    return d2 + (d2 - d1) / 3;
+}
+
+/* Checks one function at one point; see the header comment for what. */
+static void gc_check_point(const char *name, int n, gc_fn f, gc_fwd_fn fwd, gc_rev_fn rev,
+                           void *ctx, int prec, const double *xin) {
+    const struct gc_tol *t = &gc_tols[prec];
+    double x[GC_MAXN], dx[GC_MAXN], g[GC_MAXN], gs[GC_MAXN], b[GC_MAXN], b0[GC_MAXN];
+    double v, vf, vr, dret, dot, scale, fd, err, tol;
+    char msg[512];
+    int i, ok;
+
+    for (i = 0; i < n; i++)
+        x[i] = prec == GC_FLOAT ? (double)(float)xin[i] : xin[i];
+
+    v = f(x, ctx);
+    if (!gc_report(isfinite(v), name, x, n, "f is not finite here: bad test point"))
+        return;
+
+    /* Primal values must be bit-identical. */
+    for (i = 0; i < n; i++)
+        dx[i] = prec == GC_FLOAT ? (double)(float)gc_rand() : gc_rand();
+    dret = NAN;
+    vf = fwd(x, dx, &dret, ctx);
+    snprintf(msg, sizeof msg, "f_fwd returns %.17g, f returns %.17g", vf, v);
+    gc_report(vf == v, name, x, n, msg);
+
+    for (i = 0; i < n; i++)
+        g[i] = 0;
+    vr = rev(x, g, 1.0, ctx);
+    snprintf(msg, sizeof msg, "f_rev returns %.17g, f returns %.17g", vr, v);
+    gc_report(vr == v, name, x, n, msg);
+
+    /* Reverse gradient against finite differences. */
+    for (i = 0; i < n; i++) {
+        fd = gc_fd(f, ctx, prec, x, n, i);
+        err = fabs(g[i] - fd);
+        tol = t->grad_rtol * fmax(fabs(g[i]), fabs(fd)) + t->grad_atol * (1 + fabs(v));
+        snprintf(msg, sizeof msg, "d/dx%d: f_rev gives %.17g, finite differences %.17g (error %.3g > tol %.3g)",
+                 i, g[i], fd, err, tol);
+        gc_report(err <= tol, name, x, n, msg);
+    }
+
+    /* Duality: forward tangent == <reverse gradient, dx>. */
+    dot = 0;
+    scale = fabs(dret);
+    for (i = 0; i < n; i++) {
+        dot += g[i] * dx[i];
+        scale += fabs(g[i] * dx[i]);
+    }
+    err = fabs(dret - dot);
+    snprintf(msg, sizeof msg, "duality: f_fwd tangent %.17g but <f_rev gradient, dx> = %.17g (error %.3g)",
+             dret, dot, err);
+    gc_report(err <= t->exact_rtol * scale, name, x, n, msg);
+
+    /* The seed scales the gradient. */
+    for (i = 0; i < n; i++)
+        gs[i] = 0;
+    rev(x, gs, -2.5, ctx);
+    ok = 1;
+    for (i = 0; i < n; i++)
+        if (!(fabs(gs[i] + 2.5 * g[i]) <= t->exact_rtol * 2.5 * fabs(g[i]))) {
+            snprintf(msg, sizeof msg, "seed -2.5 gives d/dx%d = %.17g, expected -2.5 * %.17g", i, gs[i], g[i]);
+            ok = 0;
+            break;
+        }
+    gc_report(ok, name, x, n, msg);
+
+    /* Adjoints accumulate: b -> b + g -> b + 2g.  The b are exact in float. */
+    for (i = 0; i < n; i++)
+        b[i] = b0[i] = 0.25 + 0.5 * i;
+    for (ok = 1; ok <= 2; ok++) {
+        int k, good = 1;
+        rev(x, b, 1.0, ctx);
+        for (k = 0; k < n; k++) {
+            double want = b0[k] + ok * g[k];
+            if (!(fabs(b[k] - want) <= 10 * t->exact_rtol * (fabs(b0[k]) + ok * fabs(g[k])))) {
+                snprintf(msg, sizeof msg,
+                         "adjoints must accumulate: after %d call(s) on a buffer holding %g, "
+                         "x%d_b = %.17g, expected %.17g",
+                         ok, b0[k], k, b[k], want);
+                good = 0;
+                break;
+            }
+        }
+        if (!gc_report(good, name, x, n, msg))
+            break;
+    }
+}
+
+/* Checks f at every point of pts (npts_vals doubles, n per point). */
+static inline void gc_check(const char *name, int n, gc_fn f, gc_fwd_fn fwd, gc_rev_fn rev, void *ctx,
+                     int prec, int npts_vals, const double *pts) {
+    int p, before = gc_failed;
+    if (n < 1 || n > GC_MAXN || npts_vals % n != 0 || npts_vals == 0) {
+        gc_report(0, name, pts, 0, "bad test table: point count is not a multiple of the arity");
+        return;
+    }
+    for (p = 0; p < npts_vals / n; p++)
+        gc_check_point(name, n, f, fwd, rev, ctx, prec, pts + p * n);
+    printf("%s %s (%d point%s)\n", gc_failed == before ? "ok  " : "FAIL", name, npts_vals / n,
+           npts_vals / n == 1 ? "" : "s");
+}
+
+/* A single check made by a test itself (for things outside gc_check). */
+static inline void gc_expect(int ok, const char *name, const char *what) {
+    if (ok) {
+        gc_passed++;
+    } else {
+        gc_failed++;
+        printf("FAIL %s: %s\n", name, what);
+    }
+}
+
+/* Prints the summary line and gives main() its exit status. */
+static inline int gc_summary(void) {
+    printf("%d passed, %d failed\n", gc_passed, gc_failed);
+    return gc_failed ? 1 : 0;
+}
+
+/* GC_CHECK(f, n, x0, x1, ..., x0', x1', ...): check f (arity n) at points. */
+#define GC_RUN(label, f, n, ctx, prec, ...)                                                  \
+    do {                                                                                     \
+        static const double gc_pts_[] = {__VA_ARGS__};                                       \
+        gc_check(label, n, f##_gc, f##_gc_fwd, f##_gc_rev, ctx, prec,                        \
+                 (int)(sizeof gc_pts_ / sizeof gc_pts_[0]), gc_pts_);                        \
+    } while (0)
+#define GC_CHECK(f, n, ...) GC_RUN(#f, f, n, NULL, GC_DOUBLE, __VA_ARGS__)
+/* Float tolerances: float functions, or double ones computing in float. */
+#define GC_CHECKF(f, n, ...) GC_RUN(#f, f, n, NULL, GC_FLOAT, __VA_ARGS__)
+
+/* GC_WRAPn(f): f_gc, f_gc_fwd, f_gc_rev for double f(double, ... n times).
+ * Use at file scope after f's definition, without a trailing semicolon. */
+#define GC_WRAP1(f)                                                                          \
+    static double f##_gc(const double *x, void *c) { (void)c; return f(x[0]); }             \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        (void)c; return f##_fwd(x[0], d[0], r); }                                            \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        (void)c; return f##_rev(x[0], &b[0], s); }
+#define GC_WRAP2(f)                                                                          \
+    static double f##_gc(const double *x, void *c) { (void)c; return f(x[0], x[1]); }       \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        (void)c; return f##_fwd(x[0], d[0], x[1], d[1], r); }                                \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        (void)c; return f##_rev(x[0], &b[0], x[1], &b[1], s); }
+#define GC_WRAP3(f)                                                                          \
+    static double f##_gc(const double *x, void *c) { (void)c; return f(x[0], x[1], x[2]); } \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        (void)c; return f##_fwd(x[0], d[0], x[1], d[1], x[2], d[2], r); }                    \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        (void)c; return f##_rev(x[0], &b[0], x[1], &b[1], x[2], &b[2], s); }
+#define GC_WRAP4(f)                                                                          \
+    static double f##_gc(const double *x, void *c) {                                         \
+        (void)c; return f(x[0], x[1], x[2], x[3]); }                                         \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        (void)c; return f##_fwd(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], r); }        \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        (void)c; return f##_rev(x[0], &b[0], x[1], &b[1], x[2], &b[2], x[3], &b[3], s); }
+#define GC_WRAP5(f)                                                                          \
+    static double f##_gc(const double *x, void *c) {                                         \
+        (void)c; return f(x[0], x[1], x[2], x[3], x[4]); }                                   \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        (void)c; return f##_fwd(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], x[4], d[4], r); } \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        (void)c;                                                                             \
+        return f##_rev(x[0], &b[0], x[1], &b[1], x[2], &b[2], x[3], &b[3], x[4], &b[4], s); }
+
+/* GC_WRAPFn(f): the same for float f(float, ...): f_fwd and f_rev take float
+ * tangents, adjoints and seed, so convert on the way in and out (exactly:
+ * the harness only passes float-representable values in float mode). */
+#define GC_WRAPF1(f)                                                                         \
+    static double f##_gc(const double *x, void *c) { (void)c; return f((float)x[0]); }      \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        float r_ = 0; double v_;                                                             \
+        (void)c; v_ = f##_fwd((float)x[0], (float)d[0], &r_); *r = r_; return v_; }          \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        float b_[1]; double v_;                                                              \
+        (void)c; b_[0] = (float)b[0];                                                        \
+        v_ = f##_rev((float)x[0], &b_[0], (float)s); b[0] = b_[0]; return v_; }
+#define GC_WRAPF2(f)                                                                         \
+    static double f##_gc(const double *x, void *c) {                                         \
+        (void)c; return f((float)x[0], (float)x[1]); }                                       \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        float r_ = 0; double v_;                                                             \
+        (void)c;                                                                             \
+        v_ = f##_fwd((float)x[0], (float)d[0], (float)x[1], (float)d[1], &r_);               \
+        *r = r_; return v_; }                                                                \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        float b_[2]; double v_;                                                              \
+        (void)c; b_[0] = (float)b[0]; b_[1] = (float)b[1];                                   \
+        v_ = f##_rev((float)x[0], &b_[0], (float)x[1], &b_[1], (float)s);                    \
+        b[0] = b_[0]; b[1] = b_[1]; return v_; }
+#define GC_WRAPF3(f)                                                                         \
+    static double f##_gc(const double *x, void *c) {                                         \
+        (void)c; return f((float)x[0], (float)x[1], (float)x[2]); }                          \
+    static double f##_gc_fwd(const double *x, const double *d, double *r, void *c) {        \
+        float r_ = 0; double v_;                                                             \
+        (void)c;                                                                             \
+        v_ = f##_fwd((float)x[0], (float)d[0], (float)x[1], (float)d[1], (float)x[2],        \
+                     (float)d[2], &r_);                                                      \
+        *r = r_; return v_; }                                                                \
+    static double f##_gc_rev(const double *x, double *b, double s, void *c) {               \
+        float b_[3]; double v_;                                                              \
+        (void)c; b_[0] = (float)b[0]; b_[1] = (float)b[1]; b_[2] = (float)b[2];              \
+        v_ = f##_rev((float)x[0], &b_[0], (float)x[1], &b_[1], (float)x[2], &b_[2], (float)s); \
+        b[0] = b_[0]; b[1] = b_[1]; b[2] = b_[2]; return v_; }
+
+#endif /* CHAD_GRADCHECK_H */
