@@ -135,6 +135,13 @@ Type *ty_tuple2(Arena *a, Type *t0, Type *t1) {
   return ty_tuple(a, 2, e);
 }
 
+Type *ty_array(Arena *a, Type *elem) {
+  Type *t = arena_alloc(a, sizeof *t);
+  t->kind = TY_ARRAY;
+  t->elem = elem;
+  return t;
+}
+
 Type *ty_lin(Arena *a, Type *dom, Type *cod) {
   Type *t = arena_alloc(a, sizeof *t);
   t->kind = TY_LIN;
@@ -164,6 +171,8 @@ bool type_eq(const Type *x, const Type *y) {
     return true;
   case TY_LIN:
     return type_eq(x->dom, y->dom) && type_eq(x->cod, y->cod);
+  case TY_ARRAY:
+    return type_eq(x->elem, y->elem);
   }
   return false;
 }
@@ -188,6 +197,8 @@ bool type_is_active(const Type *t) {
       if (type_is_active(t->elems[i]))
         return true;
     return false;
+  case TY_ARRAY:
+    return type_is_active(t->elem);
   case TY_INT:
   case TY_LIN:
     return false;
@@ -199,7 +210,7 @@ Type *type_tangent(Arena *a, Type *t) {
   if (!type_is_active(t))
     return NULL;
   if (t->kind != TY_TUPLE)
-    return t;
+    return t; /* scalars and arrays of floats are their own tangent types */
   Type **elems = arena_alloc(a, sizeof(Type *) * (size_t)t->n);
   int n = 0;
   for (int i = 0; i < t->n; i++)
@@ -444,6 +455,90 @@ Expr *ex_lcall(Arena *a, const char *callee, Expr *residual) {
   return e;
 }
 
+Expr *ex_index(Arena *a, Expr *array, Expr *i) {
+  Expr *e = ex_new_args(a, E_INDEX, 2, (Expr *[]){array, i});
+  if (array->type && array->type->kind == TY_ARRAY)
+    e->type = array->type->elem;
+  return e;
+}
+
+Expr *ex_len(Arena *a, Expr *array) {
+  Expr *e = ex_new_args(a, E_LEN, 1, &array);
+  e->type = ty_int();
+  return e;
+}
+
+/* The type of a build with this body: an array, or a tuple of arrays. */
+static Type *build_type(Arena *a, Type *body) {
+  if (!body)
+    return NULL;
+  if (body->kind != TY_TUPLE)
+    return ty_array(a, body);
+  Type **ts = arena_alloc(a, sizeof(Type *) * (size_t)(body->n ? body->n : 1));
+  for (int i = 0; i < body->n; i++)
+    ts[i] = ty_array(a, body->elems[i]);
+  return ty_tuple(a, body->n, ts);
+}
+
+static Expr *ex_loop(Arena *a, ExprKind kind, int nargs, Expr **args, Var *i, Var *s,
+                     Expr *body) {
+  Expr *e = ex_new_args(a, kind, nargs, args);
+  e->var = i;
+  e->var2 = s;
+  e->body = body;
+  return e;
+}
+
+Expr *ex_build(Arena *a, Expr *n, Var *i, Expr *body) {
+  Expr *e = ex_loop(a, E_BUILD, 1, &n, i, NULL, body);
+  e->type = build_type(a, body->type);
+  return e;
+}
+
+Expr *ex_sum(Arena *a, Expr *n, Var *i, Expr *body) {
+  Expr *e = ex_loop(a, E_SUM, 1, &n, i, NULL, body);
+  e->type = body->type;
+  return e;
+}
+
+Expr *ex_fold(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body) {
+  Expr *e = ex_loop(a, E_FOLD, 2, (Expr *[]){n, s0}, i, s, body);
+  e->type = s0->type;
+  return e;
+}
+
+Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body) {
+  Expr *e = ex_loop(a, E_FOLDSAVE, 2, (Expr *[]){n, s0}, i, s, body);
+  if (s0->type)
+    e->type = ty_tuple2(a, s0->type, ty_array(a, ty_f64()));
+  return e;
+}
+
+Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body) {
+  Expr *e = ex_loop(a, E_SCATTER, 2, (Expr *[]){base, n}, i, NULL, body);
+  e->type = base->type;
+  return e;
+}
+
+Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v) {
+  Expr *e = ex_new_args(a, E_ACCUM, 3, (Expr *[]){buf, i, v});
+  e->type = ty_unit(a);
+  return e;
+}
+
+bool expr_is_loop(const Expr *e) {
+  switch (e->kind) {
+  case E_BUILD:
+  case E_SUM:
+  case E_FOLD:
+  case E_FOLDSAVE:
+  case E_SCATTER:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Expr *ex_clone_shallow(Arena *a, const Expr *src) {
   Expr *e = ex_new_args(a, src->kind, src->nargs, src->args);
   Expr **args = e->args;
@@ -478,6 +573,19 @@ Func *module_add(Module *m, const char *name, int nparams, Var **params,
   f->body = body;
   ptrvec_push(m->arena, &m->funcs, f);
   return f;
+}
+
+ParamClass func_param_class(const Func *f, int i) {
+  if (f->classes)
+    return f->classes[i];
+  return type_is_active(f->params[i]->type) ? PARAM_ACTIVE_SCALAR : PARAM_INACTIVE;
+}
+
+int func_num_outputs(const Func *f) {
+  int k = 0;
+  for (int i = 0; i < f->nparams; i++)
+    k += func_param_class(f, i) == PARAM_OUT_ARRAY;
+  return k;
 }
 
 Func *module_find(const Module *m, const char *name) {

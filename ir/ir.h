@@ -62,6 +62,8 @@ typedef enum TypeKind {
                `name` is a nominal record (emitted as a C struct): the
                residual ("tape") of a reverse derivative */
   TY_LIN,   /* linear map dom -o cod: exists only between AD and elimination */
+  TY_ARRAY, /* one-dimensional array of `elem` (f64, f32 or int) with a
+               run-time length; a C pointer at function boundaries */
 } TypeKind;
 
 typedef struct Type Type;
@@ -71,6 +73,7 @@ struct Type {
   Type **elems;     /* TY_TUPLE: element types */
   const char *name; /* TY_TUPLE: record name, NULL for a plain tuple */
   Type *dom, *cod;  /* TY_LIN: domain and codomain */
+  Type *elem;       /* TY_ARRAY: element type */
 };
 
 Type *ty_f64(void); /* shared, immutable scalar singletons */
@@ -81,6 +84,7 @@ Type *ty_tuple(Arena *a, int n, Type **elems);
 Type *ty_record(Arena *a, const char *name, int n, Type **elems);
 Type *ty_tuple2(Arena *a, Type *t0, Type *t1);
 Type *ty_lin(Arena *a, Type *dom, Type *cod);
+Type *ty_array(Arena *a, Type *elem);
 
 bool type_eq(const Type *x, const Type *y);
 bool type_is_float(const Type *t); /* f64 or f32 */
@@ -203,6 +207,25 @@ typedef enum ExprKind {
   E_LCALL,  /* the derivative of callee `name` at the residual args[0]:
                cotangent of the result -o cotangents of the active args,
                realised by `name`$bwd (reverse mode only) */
+  /* arrays and loops (DESIGN.md section 3); `var` is the loop index i */
+  E_INDEX,    /* element args[1] (int) of array args[0] */
+  E_LEN,      /* length of array args[0] (int) */
+  E_BUILD,    /* array of length args[0] whose element i is `body`; a tuple
+                 body gives a tuple of arrays (one loop, several outputs) */
+  E_SUM,      /* sum over i < args[0] of `body` (a number or a tuple of
+                 numbers, summed field-wise); 0 when args[0] <= 0 */
+  E_FOLD,     /* the state after args[0] steps from args[1], where a step
+                 maps state `var2` at index `var` to `body` */
+  E_FOLDSAVE, /* as E_FOLD, returning (final state, tape): the tape is an
+                 f64 array holding the L scalar leaves of the state before
+                 step i at [i*L .. i*L+L), converted to f64 (exact for
+                 int, f32 and f64) */
+  E_SCATTER,  /* args[0] (an array, or a tuple of arrays) with, for each
+                 i < args[1], the value part of `body` = (tuple idx v)
+                 added at index idx: reduce-by-index */
+  E_ACCUM,    /* effect: array args[0] at index args[1] += args[2]; unit.
+                 Only in derivatives: cotangent buffers are the one
+                 mutable thing, and they are only ever added to */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -218,7 +241,8 @@ struct Expr {
   int index;        /* E_GET */
   Expr **args;
   int nargs;
-  Expr *body; /* E_LET */
+  Expr *body; /* E_LET; the loop forms: the body of the loop */
+  Var *var2;  /* E_FOLD, E_FOLDSAVE: the state variable */
 };
 
 Expr *ex_f64(Arena *a, double v);
@@ -240,6 +264,16 @@ Expr *ex_plus(Arena *a, Expr *x, Expr *y);
 Expr *ex_lin(Arena *a, ExprKind kind, int nargs, Expr **args);
 Expr *ex_lin_typed(Arena *a, ExprKind kind, Type *lin_type); /* 0 and 1 */
 Expr *ex_lcall(Arena *a, const char *callee, Expr *residual);
+Expr *ex_index(Arena *a, Expr *array, Expr *i);
+Expr *ex_len(Arena *a, Expr *array);
+Expr *ex_build(Arena *a, Expr *n, Var *i, Expr *body);
+Expr *ex_sum(Arena *a, Expr *n, Var *i, Expr *body);
+Expr *ex_fold(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
+Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
+Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);
+Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v);
+/* Is this a loop form (build, sum, fold, fold-save, scatter)? */
+bool expr_is_loop(const Expr *e);
 /* A node of the same kind and fields with a fresh args array. */
 Expr *ex_clone_shallow(Arena *a, const Expr *e);
 
@@ -250,6 +284,11 @@ Expr *ex_clone_shallow(Arena *a, const Expr *e);
 typedef enum ParamClass {
   PARAM_ACTIVE_SCALAR, /* double / float: tangent dx, adjoint double *x_b */
   PARAM_INACTIVE,      /* int and friends: no shadow */
+  PARAM_IN_ARRAY,      /* const double *a (also const T a[N]): an input
+                          array; active when its elements are floating */
+  PARAM_OUT_ARRAY,     /* double *y: an output array that f writes; the IR
+                          parameter holds nothing f may read, and f's IR
+                          result carries its final contents (see Func) */
 } ParamClass;
 
 typedef struct Func Func;
@@ -262,7 +301,15 @@ struct Func {
   Loc loc;
   bool is_static;    /* C linkage of the primal; the derivatives copy it */
   bool is_generated; /* made by AD (f$fwd, ...), not by the user */
+  /* Parameter classes, or NULL when every parameter is a scalar (then the
+   * class follows from its type). With k > 0 output arrays the IR result is
+   * (tuple R Y1 ... Yk): R the C return value (unit for void) and Yj the
+   * final contents of the j-th output array, in parameter order. */
+  ParamClass *classes;
 };
+
+ParamClass func_param_class(const Func *f, int i);
+int func_num_outputs(const Func *f); /* number of PARAM_OUT_ARRAY params */
 
 typedef struct Module {
   Arena *arena;
@@ -316,6 +363,8 @@ typedef enum ValueKind {
   V_F32, /* f, rounded to float at every operation */
   V_INT, /* i */
   V_TUPLE, /* elems[0..n) */
+  V_ARRAY, /* elems[0..n), shared by reference: copies of the Value see
+              the same elements, so E_ACCUM's additions are visible */
 } ValueKind;
 
 typedef struct Value Value;
@@ -337,6 +386,7 @@ Value val_f64(double f);
 Value val_f32(float f);
 Value val_int(long long i);
 Value val_tuple(Arena *a, int n, const Value *elems);
+Value val_array(Arena *a, int n, const Value *elems); /* copies elems */
 bool val_eq(const Value *x, const Value *y); /* same kinds, bit-equal numbers */
 void print_value(FILE *out, const Value *v); /* e.g. (tuple 1.0 2.5f 3) */
 
