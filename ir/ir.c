@@ -526,6 +526,12 @@ Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v) {
   return e;
 }
 
+Expr *ex_alloc(Arena *a, Type *array_type, Expr *n) {
+  Expr *e = ex_new_args(a, E_ALLOC, 1, &n);
+  e->type = array_type;
+  return e;
+}
+
 bool expr_is_loop(const Expr *e) {
   switch (e->kind) {
   case E_BUILD:

@@ -226,6 +226,9 @@ typedef enum ExprKind {
   E_ACCUM,    /* effect: array args[0] at index args[1] += args[2]; unit.
                  Only in derivatives: cotangent buffers are the one
                  mutable thing, and they are only ever added to */
+  E_ALLOC,    /* a fresh cotangent buffer: an array of `type` with args[0]
+                 elements, all zero. Only in derivatives; never shared with
+                 another allocation (passes must not merge two of them) */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -272,6 +275,7 @@ Expr *ex_fold(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
 Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);
 Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v);
+Expr *ex_alloc(Arena *a, Type *array_type, Expr *n);
 /* Is this a loop form (build, sum, fold, fold-save, scatter)? */
 bool expr_is_loop(const Expr *e);
 /* A node of the same kind and fields with a fresh args array. */
