@@ -7,8 +7,8 @@
  * `(zero T)` is the structural zero of a tangent type T, and also the default
  * value of any T without linear maps (the filler of unused residual slots).
  * The mode decides which constructs may appear:
- *   CHECK_SOURCE  no tangent-only construct (zero, plus, linear maps) and no
- *                 linear-map type anywhere;
+ *   CHECK_SOURCE  no tangent-only construct (zero, plus, linear maps), no
+ *                 accum and no linear-map type anywhere;
  *   CHECK_AD      everything;
  *   CHECK_FINAL   no expression, parameter or result of a type containing a
  *                 linear map.
@@ -28,6 +28,28 @@
  *   (lcall f r)           r : (record f$tape ...) gives
  *                         (lin dR (tuple dP...)): dR the tangent of f's result
  *                         ((tuple) if inactive), dP those of its active params
+ *
+ * Arrays and loops (a "number" is f64, f32 or int; n is always int; the
+ * binders i : int and s scope over the body only):
+ *   (index a i)           a : (array T), i : int give T
+ *   (len a)               a : (array T) gives int
+ *   (build n (i) b)       b : T gives (array T); b : (tuple T...) gives
+ *                         (tuple (array T)...); T numbers
+ *   (sum n (i) b)         b : a number or a tuple of numbers; gives b's type
+ *   (fold n s0 (i s) b)   s : S the type of s0, b : S; gives S
+ *   (fold-save n s0 (i s) b)  as fold, S with only numbers as leaves; gives
+ *                         (tuple S (array f64))
+ *   (scatter base n (i) b)  base : (array T) and b : (tuple int T), or
+ *                         base : (tuple (array T)...) and
+ *                         b : (tuple int (tuple T...)); gives base's type
+ *   (accum buf i v)       buf : (array T) with T f64 or f32, i : int, v : T
+ *                         give (tuple); not in CHECK_SOURCE
+ *   (alloc A n)           A = (array T) with T f64 or f32, n : int give A;
+ *                         not in CHECK_SOURCE
+ * Array elements are numbers; `plus` is not defined on arrays. A function
+ * with parameter classes has arrays exactly at its PARAM_IN_ARRAY and
+ * PARAM_OUT_ARRAY parameters, and with k > 0 output parameters of types
+ * Y1..Yk it returns (tuple R Y1 ... Yk), R a number or (tuple).
  *
  * The walk is an explicit post-order stack, so neither long let chains nor
  * deep nesting recurse. */
@@ -108,7 +130,53 @@ static bool contains_lin(const Type *t) {
   return false;
 }
 
-static bool is_lin_kind(ExprKind k) { return k >= E_LZERO; }
+static bool is_lin_kind(ExprKind k) { return k >= E_LZERO && k <= E_LCALL; }
+
+static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
+
+/* A number or a (plain or named) tuple of numbers. */
+static bool is_flat_numeric(const Type *t) {
+  if (is_numeric(t))
+    return true;
+  if (!t || t->kind != TY_TUPLE)
+    return false;
+  for (int i = 0; i < t->n; i++)
+    if (!is_numeric(t->elems[i]))
+      return false;
+  return true;
+}
+
+/* Numbers at every leaf, tuples nested to any depth. */
+static bool has_numeric_leaves(const Type *t) {
+  if (is_numeric(t))
+    return true;
+  if (!t || t->kind != TY_TUPLE)
+    return false;
+  for (int i = 0; i < t->n; i++)
+    if (!has_numeric_leaves(t->elems[i]))
+      return false;
+  return true;
+}
+
+/* Array element types are numbers (types written in the program, and those
+ * built through the API, are checked with this). */
+static bool well_formed(const Type *t) {
+  if (!t)
+    return false;
+  switch (t->kind) {
+  case TY_ARRAY:
+    return is_numeric(t->elem);
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (!well_formed(t->elems[i]))
+        return false;
+    return true;
+  case TY_LIN:
+    return well_formed(t->dom) && well_formed(t->cod);
+  default:
+    return true;
+  }
+}
 
 /* ------------------------------------------------------------- scoping */
 
@@ -127,6 +195,8 @@ static void unbind(Checker *c, Var *v) {
 /* -------------------------------------------------------- node shapes */
 
 static int expected_nargs(const Expr *e) {
+  if (e->kind == E_LCALL) /* the residual, then one buffer per active array */
+    return e->nargs >= 1 ? e->nargs : 1;
   switch (e->kind) {
   case E_CONST:
   case E_VAR:
@@ -138,14 +208,23 @@ static int expected_nargs(const Expr *e) {
   case E_GET:
   case E_LSCALE:
   case E_LTRANS:
-  case E_LCALL:
+  case E_LCALL: /* not reached: handled above */
+  case E_LEN:
+  case E_ALLOC:
+  case E_BUILD:
+  case E_SUM:
     return 1;
   case E_PLUS:
   case E_LCOMP:
   case E_LPLUS:
   case E_LAPPLY:
+  case E_INDEX:
+  case E_FOLD:
+  case E_FOLDSAVE:
+  case E_SCATTER:
     return 2;
   case E_IF:
+  case E_ACCUM:
     return 3;
   case E_PRIM:
     return prim_info(e->op) ? prim_info(e->op)->arity : -1;
@@ -166,17 +245,24 @@ static const char *kind_name(const Expr *e) {
       [E_PLUS] = "plus",      [E_LZERO] = "lzero",   [E_LONE] = "lone",
       [E_LSCALE] = "lscale",  [E_LCOMP] = "lcomp",   [E_LVCAT] = "lvcat",
       [E_LHCAT] = "lhcat",    [E_LPLUS] = "lplus",   [E_LTRANS] = "ltrans",
-      [E_LAPPLY] = "lapply",  [E_LCALL] = "lcall",
+      [E_LAPPLY] = "lapply",  [E_LCALL] = "lcall",   [E_INDEX] = "index",
+      [E_LEN] = "len",        [E_BUILD] = "build",   [E_SUM] = "sum",
+      [E_FOLD] = "fold",      [E_FOLDSAVE] = "fold-save",
+      [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
-  return (unsigned)e->kind <= E_LCALL ? names[e->kind] : "?";
+  return (unsigned)e->kind <= E_ALLOC ? names[e->kind] : "?";
+}
+
+static bool binds_state(const Expr *e) {
+  return e->kind == E_FOLD || e->kind == E_FOLDSAVE;
 }
 
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
 static bool check_shape(Checker *c, const Expr *e) {
-  if ((unsigned)e->kind > E_LCALL)
+  if ((unsigned)e->kind > E_ALLOC)
     return fail(c, e, "malformed node of kind %d", (int)e->kind);
   int want = expected_nargs(e);
   if (e->kind == E_PRIM && want < 0)
@@ -191,10 +277,20 @@ static bool check_shape(Checker *c, const Expr *e) {
     return fail(c, e, "malformed let");
   if (e->kind == E_VAR && !e->var)
     return fail(c, e, "variable node without a variable");
+  if (expr_is_loop(e) &&
+      (!e->var || !e->body || (binds_state(e) && (!e->var2 || e->var2 == e->var))))
+    return fail(c, e, "malformed '%s' (binders or body missing)", kind_name(e));
   bool tangent_only = e->kind == E_ZERO || e->kind == E_PLUS || is_lin_kind(e->kind);
   if (c->mode == CHECK_SOURCE && tangent_only)
     return fail(c, e, "tangent-only construct '%s' in source program",
                 kind_name(e));
+  if (c->mode == CHECK_SOURCE && (e->kind == E_ACCUM || e->kind == E_ALLOC))
+    return fail(c, e, "derivative-only construct '%s' in source program",
+                kind_name(e));
+  if ((e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE ||
+       e->kind == E_ALLOC) && e->type &&
+      !well_formed(e->type))
+    return fail(c, e, "type %s has an array of non-numbers", tname(e->type));
   return true;
 }
 
@@ -321,16 +417,151 @@ static bool check_var(Checker *c, Expr *e) {
   return true;
 }
 
-/* The rhs is checked: the variable takes its type, for the body. */
-static bool bind_let(Checker *c, Expr *e) {
-  Var *v = e->var;
-  Type *t = e->args[0]->type;
+/* A binder of e takes type t for the scope it opens. */
+static bool bind_typed(Checker *c, Expr *e, Var *v, Type *t) {
   if (binders_in_scope(c, v) > 0 && !type_eq(v->type, t))
     return fail(c, e, "'%s' rebound with type %s inside its scope at type %s",
                 v->name, tname(t), tname(v->type));
   v->type = t;
   bind(c, v);
   return true;
+}
+
+/* The rhs is checked: the variable takes its type, for the body. */
+static bool bind_let(Checker *c, Expr *e) {
+  return bind_typed(c, e, e->var, e->args[0]->type);
+}
+
+/* The operands of a loop are checked: i and s take their types. */
+static bool bind_loop(Checker *c, Expr *e) {
+  if (!bind_typed(c, e, e->var, ty_int()))
+    return false;
+  return !binds_state(e) || bind_typed(c, e, e->var2, e->args[1]->type);
+}
+
+static void unbind_loop(Checker *c, Expr *e) {
+  if (binds_state(e))
+    unbind(c, e->var2);
+  unbind(c, e->var);
+}
+
+/* ------------------------------------------------------ arrays, loops */
+
+static bool expect_int(Checker *c, const Expr *operand, const char *what) {
+  if (operand->type->kind != TY_INT)
+    return fail(c, operand, "%s has type %s, expected int", what,
+                tname(operand->type));
+  return true;
+}
+
+static bool check_index(Checker *c, Expr *e) {
+  Type *t = e->args[0]->type;
+  if (!is_array(t))
+    return fail(c, e, "'%s' of a value of type %s, which is not an array",
+                kind_name(e), tname(t));
+  if (e->kind == E_LEN) {
+    e->type = ty_int();
+    return true;
+  }
+  if (!expect_int(c, e->args[1], "array index"))
+    return false;
+  e->type = t->elem;
+  return true;
+}
+
+static bool check_accum(Checker *c, Expr *e) {
+  Type *buf = e->args[0]->type, *v = e->args[2]->type;
+  if (!is_array(buf) || !type_is_float(buf->elem))
+    return fail(c, e, "'accum' into a value of type %s; expected an array of "
+                "f64 or f32", tname(buf));
+  if (!expect_int(c, e->args[1], "array index"))
+    return false;
+  if (!type_eq(v, buf->elem))
+    return fail(c, e->args[2], "'accum' of a value of type %s into %s",
+                tname(v), tname(buf));
+  e->type = ty_unit(c->m->arena);
+  return true;
+}
+
+static bool check_alloc(Checker *c, Expr *e) {
+  if (!is_array(e->type) || !type_is_float(e->type->elem))
+    return fail(c, e, "'alloc' of %s; expected an array of f64 or f32",
+                tname(e->type));
+  return expect_int(c, e->args[0], "buffer length");
+}
+
+/* What scatter adds at an index into `base`: T for (array T), (tuple T...)
+ * for (tuple (array T)...); NULL for another type. */
+static Type *scatter_value_type(Checker *c, Type *base) {
+  if (is_array(base))
+    return base->elem;
+  if (base->kind != TY_TUPLE)
+    return NULL;
+  Type **elems = arena_alloc(c->m->arena, sizeof(Type *) * (size_t)(base->n + 1));
+  for (int i = 0; i < base->n; i++) {
+    if (!is_array(base->elems[i]))
+      return NULL;
+    elems[i] = base->elems[i]->elem;
+  }
+  return ty_tuple(c->m->arena, base->n, elems);
+}
+
+static bool check_scatter(Checker *c, Expr *e) {
+  Type *base = e->args[0]->type, *body = e->body->type;
+  Type *v = scatter_value_type(c, base);
+  if (!v)
+    return fail(c, e->args[0], "'scatter' base has type %s; expected an array "
+                "or a tuple of arrays", tname(base));
+  Type *want = ty_tuple2(c->m->arena, ty_int(), v);
+  if (!type_eq(body, want))
+    return fail(c, e->body, "'scatter' body has type %s; expected %s (an index "
+                "and the value added there)", tname(body), tname(want));
+  e->type = base;
+  return true;
+}
+
+/* The body is typed and the binders are out of scope. */
+static bool check_loop(Checker *c, Expr *e) {
+  Arena *a = c->m->arena;
+  int count = e->kind == E_SCATTER ? 1 : 0;
+  if (!expect_int(c, e->args[count], "loop count"))
+    return false;
+  Type *body = e->body->type;
+  switch (e->kind) {
+  case E_BUILD:
+    if (!is_flat_numeric(body))
+      return fail(c, e->body, "'build' body has type %s; expected a number or "
+                  "a tuple of numbers", tname(body));
+    if (body->kind != TY_TUPLE) {
+      e->type = ty_array(a, body);
+    } else {
+      Type **ts = arena_alloc(a, sizeof(Type *) * (size_t)(body->n + 1));
+      for (int i = 0; i < body->n; i++)
+        ts[i] = ty_array(a, body->elems[i]);
+      e->type = ty_tuple(a, body->n, ts);
+    }
+    return true;
+  case E_SUM:
+    if (!is_flat_numeric(body))
+      return fail(c, e->body, "'sum' body has type %s; expected a number or a "
+                  "tuple of numbers", tname(body));
+    e->type = body;
+    return true;
+  case E_FOLD:
+  case E_FOLDSAVE: {
+    Type *s = e->args[1]->type;
+    if (e->kind == E_FOLDSAVE && !has_numeric_leaves(s))
+      return fail(c, e->args[1], "'fold-save' state has type %s; expected "
+                  "numbers or tuples of them", tname(s));
+    if (!type_eq(body, s))
+      return fail(c, e->body, "'%s' body has type %s, but the state has type %s",
+                  kind_name(e), tname(body), tname(s));
+    e->type = e->kind == E_FOLD ? s : ty_tuple2(a, s, ty_array(a, ty_f64()));
+    return true;
+  }
+  default:
+    return check_scatter(c, e);
+  }
 }
 
 /* --------------------------------------------------------- linear maps */
@@ -369,10 +600,28 @@ static Type *lcall_type(Checker *c, Expr *e) {
   }
   Arena *a = c->m->arena;
   Type **dps = arena_alloc(a, sizeof(Type *) * (size_t)(callee->nparams + 1));
-  int n = 0;
-  for (int i = 0; i < callee->nparams; i++)
-    if (type_is_active(callee->params[i]->type))
-      dps[n++] = type_tangent(a, callee->params[i]->type);
+  int n = 0, buffers = 1;
+  /* Scalar cotangents are the map's value; those of active array
+   * parameters are added into the buffers that follow the residual. */
+  for (int i = 0; i < callee->nparams; i++) {
+    Type *pt = callee->params[i]->type;
+    if (!type_is_active(pt))
+      continue;
+    if (pt->kind != TY_ARRAY) {
+      dps[n++] = type_tangent(a, pt);
+      continue;
+    }
+    if (buffers >= e->nargs || !type_eq(e->args[buffers]->type, pt)) {
+      fail(c, e, "'lcall %s' needs a cotangent buffer of type %s for parameter '%s'",
+           callee->name, tname(pt), callee->params[i]->name);
+      return NULL;
+    }
+    buffers++;
+  }
+  if (buffers != e->nargs) {
+    fail(c, e, "'lcall %s' has %d operands, expected %d", callee->name, e->nargs, buffers);
+    return NULL;
+  }
   Type *dret = type_is_active(callee->ret) ? type_tangent(a, callee->ret) : ty_unit(a);
   return ty_lin(a, dret, ty_tuple(a, n, dps));
 }
@@ -495,6 +744,24 @@ static bool finish(Checker *c, Expr *e) {
   case E_PLUS:
     ok = check_plus(c, e);
     break;
+  case E_INDEX:
+  case E_LEN:
+    ok = check_index(c, e);
+    break;
+  case E_ACCUM:
+    ok = check_accum(c, e);
+    break;
+  case E_ALLOC:
+    ok = check_alloc(c, e);
+    break;
+  case E_BUILD:
+  case E_SUM:
+  case E_FOLD:
+  case E_FOLDSAVE:
+  case E_SCATTER:
+    unbind_loop(c, e);
+    ok = check_loop(c, e);
+    break;
   default:
     ok = check_lin(c, e);
     break;
@@ -507,12 +774,14 @@ static bool finish(Checker *c, Expr *e) {
   return ok;
 }
 
+/* The operands, then the body of a let or loop. */
 static Expr *child(const Expr *e, int i) {
-  return e->kind == E_LET && i == 1 ? e->body : e->args[i];
+  return (e->kind == E_LET || expr_is_loop(e)) && i == e->nargs ? e->body
+                                                               : e->args[i];
 }
 
 static int nchildren(const Expr *e) {
-  return e->kind == E_LET ? 2 : e->nargs;
+  return e->kind == E_LET || expr_is_loop(e) ? e->nargs + 1 : e->nargs;
 }
 
 typedef struct Visit {
@@ -545,6 +814,8 @@ static bool check_expr(Checker *c, Expr *root) {
     if (v->next < nchildren(v->e)) {
       if (v->e->kind == E_LET && v->next == 1 && !(ok = bind_let(c, v->e)))
         break;
+      if (expr_is_loop(v->e) && v->next == v->e->nargs && !(ok = bind_loop(c, v->e)))
+        break;
       next = child(v->e, v->next++);
       continue;
     }
@@ -557,12 +828,52 @@ static bool check_expr(Checker *c, Expr *root) {
 
 /* ------------------------------------------------------------ functions */
 
+/* Classes agree with the parameter types; outputs shape the result. */
+static bool check_classes(Checker *c) {
+  Func *f = c->f;
+  int k = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    Var *p = f->params[i];
+    ParamClass pc = func_param_class(f, i);
+    bool array_class = pc == PARAM_IN_ARRAY || pc == PARAM_OUT_ARRAY;
+    if (pc == PARAM_OUT_ARRAY && !is_array(p->type))
+      return fail(c, NULL, "output parameter '%s' has type %s; expected an array",
+                  p->name, tname(p->type));
+    if (f->classes && array_class != is_array(p->type))
+      return fail(c, NULL, "parameter '%s' of type %s has the class of %s",
+                  p->name, tname(p->type), array_class ? "an array" : "a scalar");
+    k += pc == PARAM_OUT_ARRAY;
+  }
+  if (k == 0)
+    return true;
+  Type *r = f->ret;
+  bool ok = r->kind == TY_TUPLE && !r->name && r->n == k + 1 &&
+            (is_numeric(r->elems[0]) || type_is_unit(r->elems[0]));
+  for (int i = 0, j = 1; ok && i < f->nparams; i++)
+    if (func_param_class(f, i) == PARAM_OUT_ARRAY)
+      ok = type_eq(r->elems[j++], f->params[i]->type);
+  if (ok)
+    return true;
+  char want[256] = "";
+  size_t len = 0;
+  for (int i = 0; i < f->nparams && len < sizeof want; i++)
+    if (func_param_class(f, i) == PARAM_OUT_ARRAY)
+      len += (size_t)snprintf(want + len, sizeof want - len, " %s",
+                              tname(f->params[i]->type));
+  return fail(c, NULL, "result type %s; with %d output array%s it must be "
+              "(tuple R%s), R a number or (tuple)", tname(r), k, k == 1 ? "" : "s",
+              want);
+}
+
 static bool check_signature(Checker *c) {
   Func *f = c->f;
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
     if (!p || !p->type)
       return fail(c, NULL, "parameter %d has no type", i + 1);
+    if (!well_formed(p->type))
+      return fail(c, NULL, "parameter '%s' has type %s, an array of non-numbers",
+                  p->name, tname(p->type));
     if (c->mode == CHECK_FINAL && contains_lin(p->type))
       return fail(c, NULL, "linear map left after elimination (parameter '%s')",
                   p->name);
@@ -572,6 +883,10 @@ static bool check_signature(Checker *c) {
   }
   if (!f->ret)
     return fail(c, NULL, "no result type");
+  if (!well_formed(f->ret))
+    return fail(c, NULL, "result type %s has an array of non-numbers", tname(f->ret));
+  if (!check_classes(c))
+    return false;
   if (c->mode != CHECK_AD && contains_lin(f->ret))
     return fail(c, NULL, c->mode == CHECK_FINAL
                              ? "linear map left after elimination (result type)"

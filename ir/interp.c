@@ -13,7 +13,20 @@
  * neither long let chains, deep terms nor recursion (up to MAX_CALL_DEPTH
  * calls, then an error) can overflow the C stack. Variables are found through
  * a map from Var* to their innermost binding; a binding records the call
- * activation it belongs to, so a callee never sees its caller's variables. */
+ * activation it belongs to, so a callee never sees its caller's variables.
+ *
+ * Arrays: a V_ARRAY's elements are shared by every copy of the value, so
+ * accum's in-place additions are seen through all of them; every other
+ * array operation makes a new array (scatter copies its base). A loop runs
+ * its iterations one after the other in one frame, binding i (and s) anew
+ * for each, so it needs no stack per iteration. Values an iteration makes
+ * go to one of two scratch regions owned by the loop, used alternately and
+ * emptied before reuse: what survives an iteration (the state of fold, the
+ * running total of sum) is copied out of the region the previous iteration
+ * used, and build, scatter and fold-save write straight into their results,
+ * so a loop's memory does not grow with its number of iterations (beyond
+ * the arrays it returns). Arrays made in a region and still referenced are
+ * copied out with it; arrays made elsewhere are kept by reference. */
 #include "ir.h"
 #include "irmap.h"
 
@@ -25,6 +38,69 @@
 #include <string.h>
 
 enum { MAX_CALL_DEPTH = 10000 };
+
+/* ------------------------------------------------------ scratch regions */
+
+/* A region that can be emptied and reused (an Arena cannot). */
+typedef struct RegionChunk RegionChunk;
+struct RegionChunk {
+  RegionChunk *next;
+  size_t used, size;
+  max_align_t data[];
+};
+
+typedef struct Region {
+  RegionChunk *head;
+} Region;
+
+static void *region_alloc(Region *r, size_t size) {
+  size_t align = sizeof(max_align_t);
+  size = (size + align - 1) / align * align;
+  if (!r->head || r->head->size - r->head->used < size) {
+    size_t chunk = size > 16384 ? size : 16384;
+    RegionChunk *c = malloc(sizeof *c + chunk);
+    if (!c) {
+      fputs("chad: out of memory\n", stderr);
+      abort();
+    }
+    c->next = r->head;
+    c->used = 0;
+    c->size = chunk;
+    r->head = c;
+  }
+  void *p = (char *)r->head->data + r->head->used;
+  r->head->used += size;
+  memset(p, 0, size);
+  return p;
+}
+
+/* Empties the region, keeping its newest chunk for reuse. */
+static void region_reset(Region *r) {
+  if (!r->head)
+    return;
+  for (RegionChunk *c = r->head->next, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  r->head->next = NULL;
+  r->head->used = 0;
+}
+
+static void region_free(Region *r) {
+  for (RegionChunk *c = r->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  r->head = NULL;
+}
+
+static bool region_owns(const Region *r, const void *p) {
+  uintptr_t x = (uintptr_t)p;
+  for (const RegionChunk *c = r ? r->head : NULL; c; c = c->next)
+    if (x >= (uintptr_t)c->data && x < (uintptr_t)c->data + c->size)
+      return true;
+  return false;
+}
 
 /* ---------------------------------------------------------------- values */
 
@@ -41,6 +117,17 @@ Value val_tuple(Arena *a, int n, const Value *elems) {
   return v;
 }
 
+/* With `elems` NULL, the elements are left zeroed for the caller to fill. */
+Value val_array(Arena *a, int n, const Value *elems) {
+  if (n < 0)
+    n = 0;
+  Value v = {.kind = V_ARRAY, .n = n};
+  v.elems = arena_alloc(a, sizeof(Value) * (size_t)(n ? n : 1));
+  if (n && elems)
+    memcpy(v.elems, elems, sizeof(Value) * (size_t)n);
+  return v;
+}
+
 bool val_eq(const Value *x, const Value *y) {
   if (x->kind != y->kind)
     return false;
@@ -51,6 +138,7 @@ bool val_eq(const Value *x, const Value *y) {
   case V_INT:
     return x->i == y->i;
   case V_TUPLE:
+  case V_ARRAY:
     if (x->n != y->n)
       return false;
     for (int i = 0; i < x->n; i++)
@@ -74,7 +162,8 @@ void print_value(FILE *out, const Value *v) {
     format_const(buf, sizeof buf, ty_int(), 0, v->i);
     break;
   case V_TUPLE:
-    fputs("(tuple", out);
+  case V_ARRAY:
+    fputs(v->kind == V_TUPLE ? "(tuple" : "(array", out);
     for (int i = 0; i < v->n; i++) {
       fputc(' ', out);
       print_value(out, &v->elems[i]);
@@ -92,7 +181,8 @@ static long long wrap_int(long long x) {
   return u >= 0x80000000ull ? (long long)u - 0x100000000ll : (long long)u;
 }
 
-static bool has_type(const Value *v, const Type *t) {
+/* `deep`: also the elements of arrays (linear in their length). */
+static bool has_type(const Value *v, const Type *t, bool deep) {
   switch (t->kind) {
   case TY_F64:
     return v->kind == V_F64;
@@ -104,7 +194,14 @@ static bool has_type(const Value *v, const Type *t) {
     if (v->kind != V_TUPLE || v->n != t->n)
       return false;
     for (int i = 0; i < t->n; i++)
-      if (!has_type(&v->elems[i], t->elems[i]))
+      if (!has_type(&v->elems[i], t->elems[i], deep))
+        return false;
+    return true;
+  case TY_ARRAY:
+    if (v->kind != V_ARRAY || v->n < 0 || (v->n > 0 && !v->elems))
+      return false;
+    for (int i = 0; deep && i < v->n; i++)
+      if (!has_type(&v->elems[i], t->elem, false))
         return false;
     return true;
   case TY_LIN:
@@ -122,12 +219,24 @@ typedef struct Binding {
   intptr_t shadowed; /* index + 1 of the binding it hides, or 0 */
 } Binding;
 
+/* The state of a running loop (see the top of the file). */
+typedef struct Loop {
+  long long iter, count;
+  bool in_body;    /* the body of iteration `iter` is being evaluated */
+  Value acc;       /* sum: running total; fold: state; build, scatter: result */
+  Value tape;      /* fold-save */
+  int leaves;      /* fold-save: scalar leaves of the state */
+  Region *outer;   /* where values went before the loop (NULL: the arena) */
+  Region scratch[2];
+} Loop;
+
 typedef struct Frame {
   const Expr *e;
   int stage;          /* operands evaluated so far, then a kind's own steps */
   int vbase;          /* value stack height when the frame started */
   const Func *caller; /* E_CALL: the function to return to */
   int caller_activation;
+  Loop *loop;         /* loops, once their operands are evaluated */
 } Frame;
 
 typedef struct Machine {
@@ -141,6 +250,7 @@ typedef struct Machine {
   Binding *binds;
   int nbinds, cap_binds;
   IrMap env;          /* Var* -> index + 1 of its innermost binding */
+  Region *region;     /* where new values go; NULL: the result arena `a` */
   const Func *func;   /* the function running */
   int activation;     /* its activation, numbered from 1 */
   int next_activation;
@@ -172,6 +282,24 @@ static bool fail(Machine *mc, const Expr *e, const char *fmt, ...) {
   else
     diag_set(mc->err, loc, "%s", msg);
   return false;
+}
+
+/* Value storage in the current region (or the result arena). */
+static Value *alloc_values(Machine *mc, int n) {
+  size_t size = sizeof(Value) * (size_t)(n > 0 ? n : 1);
+  return mc->region ? region_alloc(mc->region, size) : arena_alloc(mc->a, size);
+}
+
+/* With `elems` NULL, the elements are zeroed for the caller to fill. */
+static Value new_tuple(Machine *mc, int n, const Value *elems) {
+  Value v = {.kind = V_TUPLE, .n = n, .elems = alloc_values(mc, n)};
+  if (n > 0 && elems)
+    memcpy(v.elems, elems, sizeof(Value) * (size_t)n);
+  return v;
+}
+
+static Value new_array(Machine *mc, int n) {
+  return (Value){.kind = V_ARRAY, .n = n, .elems = alloc_values(mc, n)};
 }
 
 static void push_value(Machine *mc, Value v) {
@@ -213,7 +341,9 @@ static bool lookup(Machine *mc, const Expr *e, Value *out) {
 
 /* ------------------------------------------------------------ primitives */
 
-static bool is_number(const Value *v) { return v->kind != V_TUPLE; }
+static bool is_number(const Value *v) {
+  return v->kind == V_F64 || v->kind == V_F32 || v->kind == V_INT;
+}
 
 static double as_double(const Value *v) {
   return v->kind == V_INT ? (double)v->i : v->f;
@@ -411,12 +541,16 @@ static bool zero_of(Machine *mc, const Expr *e, const Type *t, Value *out) {
   case TY_INT:
     *out = val_int(0);
     return true;
-  case TY_TUPLE:
-    *out = val_tuple(mc->a, t->n, NULL);
+  case TY_TUPLE: {
+    Value z = new_tuple(mc, t->n, NULL);
     for (int i = 0; i < t->n; i++)
-      if (!zero_of(mc, e, t->elems[i], &out->elems[i]))
+      if (!zero_of(mc, e, t->elems[i], &z.elems[i]))
         return false;
+    *out = z;
     return true;
+  }
+  case TY_ARRAY:
+    return fail(mc, e, "zero array without a length");
   case TY_LIN:
     break;
   }
@@ -437,14 +571,269 @@ static bool plus(Machine *mc, const Expr *e, const Value *x, const Value *y,
   case V_INT:
     *out = val_int(wrap_int(x->i + y->i));
     return true;
-  case V_TUPLE:
-    *out = val_tuple(mc->a, x->n, NULL);
+  case V_TUPLE: {
+    Value t = new_tuple(mc, x->n, NULL);
     for (int i = 0; i < x->n; i++)
-      if (!plus(mc, e, &x->elems[i], &y->elems[i], &out->elems[i]))
+      if (!plus(mc, e, &x->elems[i], &y->elems[i], &t.elems[i]))
+        return false;
+    *out = t;
+    return true;
+  }
+  case V_ARRAY:
+    return fail(mc, e, "'plus' of arrays");
+  }
+  return false;
+}
+
+/* --------------------------------------------------------------- arrays */
+
+enum { MAX_VALUE_DEPTH = 1000 }; /* tuples in tuples, for the copies below */
+
+static bool binds_state(const Expr *e) {
+  return e->kind == E_FOLD || e->kind == E_FOLDSAVE;
+}
+
+static const char *loop_name(const Expr *e) {
+  switch (e->kind) {
+  case E_BUILD: return "build";
+  case E_SUM: return "sum";
+  case E_FOLD: return "fold";
+  case E_FOLDSAVE: return "fold-save";
+  default: return "scatter";
+  }
+}
+
+static bool in_range(Machine *mc, const Expr *e, const Value *array,
+                     const Value *i) {
+  if (array->kind != V_ARRAY)
+    return fail(mc, e, "array operand is not an array");
+  if (i->kind != V_INT)
+    return fail(mc, e, "array index is not an int");
+  if (i->i < 0 || i->i >= array->n)
+    return fail(mc, e, "index %lld out of range for array of length %d", i->i,
+                array->n);
+  return true;
+}
+
+/* array[i] += v, in place: seen by every value sharing the elements. */
+static bool add_at(Machine *mc, const Expr *e, const Value *array,
+                   const Value *i, const Value *v) {
+  if (!in_range(mc, e, array, i))
+    return false;
+  Value *slot = &array->elems[i->i];
+  if (!is_number(v) || v->kind != slot->kind)
+    return fail(mc, e, "adding a value of another kind to an array element");
+  return plus(mc, e, slot, v, slot);
+}
+
+/* Copies v into the current region, except for its numbers and for the
+ * arrays not made in `from0` or `from1`, which stay shared. */
+static bool copy_out(Machine *mc, const Expr *e, const Value *v, Value *out,
+                     const Region *from0, const Region *from1, int depth) {
+  if (depth > MAX_VALUE_DEPTH)
+    return fail(mc, e, "value nested too deeply");
+  if (v->kind == V_TUPLE) {
+    Value t = new_tuple(mc, v->n, NULL);
+    for (int i = 0; i < v->n; i++)
+      if (!copy_out(mc, e, &v->elems[i], &t.elems[i], from0, from1, depth + 1))
+        return false;
+    *out = t;
+  } else if (v->kind == V_ARRAY &&
+             (region_owns(from0, v->elems) || region_owns(from1, v->elems))) {
+    Value t = new_array(mc, v->n);
+    if (v->n > 0)
+      memcpy(t.elems, v->elems, sizeof(Value) * (size_t)v->n);
+    *out = t;
+  } else {
+    *out = *v;
+  }
+  return true;
+}
+
+/* Writes the scalar leaves of v, as f64, to dst (when not NULL). Returns
+ * their number, or -1 if a leaf is not a number. */
+static int put_leaves(const Value *v, Value *dst, int depth) {
+  if (is_number(v)) {
+    if (dst)
+      *dst = val_f64(v->kind == V_INT ? (double)v->i : v->f);
+    return 1;
+  }
+  if (v->kind != V_TUPLE || depth > MAX_VALUE_DEPTH)
+    return -1;
+  int n = 0;
+  for (int i = 0; i < v->n; i++) {
+    int k = put_leaves(&v->elems[i], dst ? dst + n : NULL, depth + 1);
+    if (k < 0)
+      return -1;
+    n += k;
+  }
+  return n;
+}
+
+/* The operands of a loop are on the value stack: sets up its state. */
+static bool start_loop(Machine *mc, Frame *f) {
+  const Expr *e = f->e;
+  int want = e->kind == E_BUILD || e->kind == E_SUM ? 1 : 2;
+  if (e->nargs != want || !e->var || !e->body || (binds_state(e) && !e->var2))
+    return fail(mc, e, "malformed '%s'", loop_name(e));
+  Value *args = mc->vals + f->vbase;
+  const Value *count = &args[e->kind == E_SCATTER ? 1 : 0];
+  if (count->kind != V_INT)
+    return fail(mc, e, "'%s' count is not an int", loop_name(e));
+  Loop *l = calloc(1, sizeof *l);
+  if (!l) {
+    fputs("chad: out of memory\n", stderr);
+    abort();
+  }
+  f->loop = l;
+  l->count = count->i > 0 ? count->i : 0;
+  l->outer = mc->region;
+  int n = (int)l->count;
+  switch (e->kind) {
+  case E_BUILD:
+    if (!e->type)
+      return fail(mc, e, "'build' without a type");
+    if (e->type->kind != TY_TUPLE) {
+      l->acc = new_array(mc, n);
+      return true;
+    }
+    l->acc = new_tuple(mc, e->type->n, NULL);
+    for (int j = 0; j < e->type->n; j++)
+      l->acc.elems[j] = new_array(mc, n);
+    return true;
+  case E_SUM:
+    return zero_of(mc, e, e->type, &l->acc);
+  case E_FOLD:
+    l->acc = args[1];
+    return true;
+  case E_FOLDSAVE:
+    l->acc = args[1];
+    l->leaves = put_leaves(&args[1], NULL, 0);
+    if (l->leaves < 0)
+      return fail(mc, e, "'fold-save' state has a leaf that is not a number");
+    if (l->count * l->leaves > INT_MAX)
+      return fail(mc, e, "'fold-save' tape of %lld x %d numbers is too long",
+                  l->count, l->leaves);
+    l->tape = new_array(mc, n * l->leaves);
+    return true;
+  default: { /* E_SCATTER: adds to a copy of the base */
+    const Value *base = &args[0];
+    bool arrays = base->kind == V_ARRAY || base->kind == V_TUPLE;
+    for (int j = 0; base->kind == V_TUPLE && j < base->n; j++)
+      arrays = arrays && base->elems[j].kind == V_ARRAY;
+    if (!arrays)
+      return fail(mc, e, "'scatter' base is not an array or a tuple of arrays");
+    if (base->kind == V_ARRAY) {
+      l->acc = new_array(mc, base->n);
+      if (base->n > 0)
+        memcpy(l->acc.elems, base->elems, sizeof(Value) * (size_t)base->n);
+      return true;
+    }
+    l->acc = new_tuple(mc, base->n, NULL);
+    for (int j = 0; j < base->n; j++) {
+      const Value *b = &base->elems[j];
+      l->acc.elems[j] = new_array(mc, b->n);
+      if (b->n > 0)
+        memcpy(l->acc.elems[j].elems, b->elems, sizeof(Value) * (size_t)b->n);
+    }
+    return true;
+  }
+  }
+}
+
+/* Folds the value r of the body of iteration l->iter into the loop. */
+static bool absorb(Machine *mc, const Expr *e, Loop *l, const Value *r) {
+  int i = (int)l->iter;
+  switch (e->kind) {
+  case E_BUILD:
+    if (l->acc.kind == V_ARRAY) {
+      if (!is_number(r))
+        return fail(mc, e->body, "'build' body is not a number");
+      l->acc.elems[i] = *r;
+      return true;
+    }
+    if (r->kind != V_TUPLE || r->n != l->acc.n)
+      return fail(mc, e->body, "'build' body is not a tuple of %d numbers",
+                  l->acc.n);
+    for (int j = 0; j < r->n; j++) {
+      if (!is_number(&r->elems[j]))
+        return fail(mc, e->body, "'build' body is not a tuple of numbers");
+      l->acc.elems[j].elems[i] = r->elems[j];
+    }
+    return true;
+  case E_SUM: {
+    Value t;
+    if (!plus(mc, e, &l->acc, r, &t))
+      return false;
+    l->acc = t;
+    return true;
+  }
+  case E_FOLD:
+  case E_FOLDSAVE:
+    /* the previous state dies with the region the next iteration empties */
+    return copy_out(mc, e, r, &l->acc, &l->scratch[(i + 1) & 1], NULL, 0);
+  default: { /* E_SCATTER */
+    if (r->kind != V_TUPLE || r->n != 2 || r->elems[0].kind != V_INT)
+      return fail(mc, e->body, "'scatter' body is not a pair (tuple index value)");
+    const Value *idx = &r->elems[0], *v = &r->elems[1];
+    if (l->acc.kind == V_ARRAY)
+      return add_at(mc, e->body, &l->acc, idx, v);
+    if (v->kind != V_TUPLE || v->n != l->acc.n)
+      return fail(mc, e->body, "'scatter' value does not match its %d arrays",
+                  l->acc.n);
+    for (int j = 0; j < v->n; j++)
+      if (!add_at(mc, e->body, &l->acc.elems[j], idx, &v->elems[j]))
         return false;
     return true;
   }
-  return false;
+  }
+}
+
+/* After the last iteration, in the region outside the loop. */
+static bool loop_result(Machine *mc, const Expr *e, Loop *l, Value *out) {
+  const Region *x0 = &l->scratch[0], *x1 = &l->scratch[1];
+  switch (e->kind) {
+  case E_SUM:
+  case E_FOLD:
+    return copy_out(mc, e, &l->acc, out, x0, x1, 0);
+  case E_FOLDSAVE: {
+    Value pair = new_tuple(mc, 2, NULL);
+    pair.elems[1] = l->tape;
+    if (!copy_out(mc, e, &l->acc, &pair.elems[0], x0, x1, 0))
+      return false;
+    *out = pair;
+    return true;
+  }
+  default: /* build, scatter: made outside the loop's regions */
+    *out = l->acc;
+    return true;
+  }
+}
+
+/* (alloc (array T) n): n zeros of T, in an array of its own. */
+static bool alloc_zeros(Machine *mc, const Expr *e, const Value *n, Value *out) {
+  if (n->kind != V_INT)
+    return fail(mc, e, "'alloc' length is not an int");
+  if (!e->type || e->type->kind != TY_ARRAY || !e->type->elem)
+    return fail(mc, e, "'alloc' without an array type");
+  Value zero;
+  if (e->type->elem->kind == TY_ARRAY || !zero_of(mc, e, e->type->elem, &zero) ||
+      !is_number(&zero))
+    return fail(mc, e, "'alloc' of an array whose elements are not numbers");
+  Value a = new_array(mc, n->i > 0 ? (int)n->i : 0);
+  for (int i = 0; i < a.n; i++)
+    a.elems[i] = zero;
+  *out = a;
+  return true;
+}
+
+static void free_loop(Frame *f) {
+  if (!f->loop)
+    return;
+  region_free(&f->loop->scratch[0]);
+  region_free(&f->loop->scratch[1]);
+  free(f->loop);
+  f->loop = NULL;
 }
 
 /* ------------------------------------------------------------------ calls */
@@ -461,7 +850,7 @@ static bool enter(Machine *mc, const Expr *call, Frame *f, const Func *callee) {
                 MAX_CALL_DEPTH);
   for (int i = 0; i < nargs; i++)
     if (!callee->params[i] || !callee->params[i]->type ||
-        !has_type(&mc->vals[f->vbase + i], callee->params[i]->type))
+        !has_type(&mc->vals[f->vbase + i], callee->params[i]->type, mc->depth == 0))
       return fail(mc, call, "argument %d of '%s' has the wrong type", i + 1,
                   callee->name);
   if (!callee->body)
@@ -494,6 +883,15 @@ static int nargs_of(const Expr *e) {
   case E_TUPLE:
   case E_GET:
   case E_PLUS:
+  case E_INDEX:
+  case E_LEN:
+  case E_ACCUM:
+  case E_ALLOC:
+  case E_BUILD:
+  case E_SUM:
+  case E_FOLD:
+  case E_FOLDSAVE:
+  case E_SCATTER:
     return e->nargs;
   case E_LET:
   case E_IF:
@@ -507,13 +905,32 @@ static int nargs_of(const Expr *e) {
 static bool combine(Machine *mc, Frame *f, Value *out) {
   const Expr *e = f->e;
   Value *args = mc->vals ? mc->vals + f->vbase : NULL; /* NULL: no operands */
-  if ((e->kind == E_GET && e->nargs != 1) || (e->kind == E_PLUS && e->nargs != 2))
-    return fail(mc, e, "malformed '%s'", e->kind == E_GET ? "get" : "plus");
+  if ((e->kind == E_GET && e->nargs != 1) || (e->kind == E_PLUS && e->nargs != 2) ||
+      (e->kind == E_INDEX && e->nargs != 2) || (e->kind == E_LEN && e->nargs != 1) ||
+      (e->kind == E_ACCUM && e->nargs != 3) || (e->kind == E_ALLOC && e->nargs != 1))
+    return fail(mc, e, "malformed node of kind %d", (int)e->kind);
   switch (e->kind) {
+  case E_INDEX:
+    if (!in_range(mc, e, &args[0], &args[1]))
+      return false;
+    *out = args[0].elems[args[1].i];
+    return true;
+  case E_LEN:
+    if (args[0].kind != V_ARRAY)
+      return fail(mc, e, "'len' of a value that is not an array");
+    *out = val_int(args[0].n);
+    return true;
+  case E_ACCUM:
+    if (!add_at(mc, e, &args[0], &args[1], &args[2]))
+      return false;
+    *out = new_tuple(mc, 0, NULL);
+    return true;
+  case E_ALLOC:
+    return alloc_zeros(mc, e, &args[0], out);
   case E_PRIM:
     return apply_prim(mc, e, args, out);
   case E_TUPLE:
-    *out = val_tuple(mc->a, e->nargs, args);
+    *out = new_tuple(mc, e->nargs, args);
     return true;
   case E_GET:
     if (args[0].kind != V_TUPLE || e->index < 0 || e->index >= args[0].n)
@@ -590,6 +1007,48 @@ static bool continue_special(Machine *mc, int fi) {
   }
 }
 
+/* A loop whose operands are evaluated: starts it, takes the value of an
+ * iteration's body, starts the next iteration or finishes. */
+static bool loop_step(Machine *mc, int fi) {
+  Frame *f = &mc->frames[fi];
+  const Expr *e = f->e;
+  if (!f->loop && !start_loop(mc, f))
+    return false;
+  Loop *l = f->loop;
+  if (l->in_body) {
+    Value r = mc->vals[--mc->nvals];
+    unbind(mc, binds_state(e) ? 2 : 1);
+    l->in_body = false;
+    if (!absorb(mc, e, l, &r))
+      return false;
+    l->iter++;
+  }
+  if (l->iter < l->count) {
+    Region *x = &l->scratch[l->iter & 1];
+    region_reset(x);
+    mc->region = x;
+    if (e->kind == E_FOLDSAVE) {
+      Value *dst = l->tape.elems + l->iter * l->leaves;
+      if (put_leaves(&l->acc, NULL, 0) != l->leaves)
+        return fail(mc, e, "'fold-save' state changed its shape");
+      put_leaves(&l->acc, dst, 0);
+    }
+    bind(mc, e->var, val_int(l->iter));
+    if (binds_state(e))
+      bind(mc, e->var2, l->acc);
+    l->in_body = true;
+    push_frame(mc, e->body); /* may move f */
+    return true;
+  }
+  mc->region = l->outer;
+  Value v;
+  bool ok = loop_result(mc, e, l, &v);
+  free_loop(f);
+  if (ok)
+    finish(mc, v);
+  return ok;
+}
+
 /* One step of the top frame: evaluate its next operand, or go on. */
 static bool step(Machine *mc) {
   int fi = mc->nframes - 1;
@@ -605,6 +1064,8 @@ static bool step(Machine *mc) {
   }
   if (e->kind == E_LET || e->kind == E_IF || e->kind == E_CALL)
     return continue_special(mc, fi);
+  if (expr_is_loop(e))
+    return loop_step(mc, fi);
   Value v;
   if (!combine(mc, f, &v))
     return false;
@@ -630,6 +1091,8 @@ bool interp_call(Module *m, Arena *a, const char *fname, int nargs,
     leave(&mc, &mc.frames[0]);
     *result = mc.vals[mc.nvals - 1];
   }
+  for (int i = 0; i < mc.nframes; i++)
+    free_loop(&mc.frames[i]);
   irmap_free(&mc.env);
   free(mc.frames);
   free(mc.vals);

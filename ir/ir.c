@@ -584,7 +584,10 @@ Func *module_add(Module *m, const char *name, int nparams, Var **params,
 ParamClass func_param_class(const Func *f, int i) {
   if (f->classes)
     return f->classes[i];
-  return type_is_active(f->params[i]->type) ? PARAM_ACTIVE_SCALAR : PARAM_INACTIVE;
+  Type *t = f->params[i]->type;
+  if (t && t->kind == TY_ARRAY)
+    return PARAM_IN_ARRAY;
+  return type_is_active(t) ? PARAM_ACTIVE_SCALAR : PARAM_INACTIVE;
 }
 
 int func_num_outputs(const Func *f) {

@@ -3,7 +3,9 @@
  * Requires NUL-terminated text. Guarantees: on success every function of the
  * text is added to the module, every node carries the location of its first
  * token, and each variable reference is the Var* bound by the innermost
- * enclosing let or parameter of that name. On failure nothing is added and
+ * enclosing let, loop binder or parameter of that name; loop indices have
+ * type int (the checker types the rest). Func.classes is set when a
+ * parameter is an array or is marked `out`. On failure nothing is added and
  * `err` holds the first error with its line and column.
  *
  * Two phases, both without recursion on the depth of terms (ANF bodies nest
@@ -356,6 +358,18 @@ static Type *convert_type_at(Parser *p, const Sexp *s, int depth) {
     Type *cod = dom ? convert_type_at(p, s->items[2], depth + 1) : NULL;
     return cod ? ty_lin(p->m->arena, dom, cod) : NULL;
   }
+  if (!strcmp(head, "array")) {
+    if (s->n != 2) {
+      fail(p, loc_of(p, s), "'array' takes an element type");
+      return NULL;
+    }
+    Type *elem = convert_type_at(p, s->items[1], depth + 1);
+    if (elem && elem->kind != TY_F64 && elem->kind != TY_F32 && elem->kind != TY_INT) {
+      fail(p, loc_of(p, s->items[1]), "array elements must be f64, f32 or int");
+      return NULL;
+    }
+    return elem ? ty_array(p->m->arena, elem) : NULL;
+  }
   bool record = !strcmp(head, "record");
   if (!record && strcmp(head, "tuple")) {
     fail(p, loc_of(p, s), "unknown type constructor '%s'", head);
@@ -387,37 +401,48 @@ typedef enum Operand {
   OP_NONE,
   OP_NAME,  /* call, record, lcall */
   OP_INDEX, /* get */
-  OP_TYPE,  /* zero, lzero, lone */
+  OP_TYPE,  /* zero, lzero, lone, alloc */
+  OP_LOOP,  /* loops: nexprs operands, a binder list, a body */
 } Operand;
 
 typedef struct Form {
   const char *name;
   ExprKind kind;
   Operand operand;
-  int nexprs; /* number of expression operands; -1 for any */
+  int nexprs; /* number of expression operands (before a loop's binders);
+                 -1 for any */
   Prim op;    /* E_PRIM */
+  const char *shape; /* OP_LOOP: the form as a message shows it */
 } Form;
 
 static const Form forms[] = {
-
-        {"let", E_LET, OP_NONE, 2, P_COUNT},
-    {"if", E_IF, OP_NONE, 3, P_COUNT},
-    {"call", E_CALL, OP_NAME, -1, P_COUNT},
-    {"tuple", E_TUPLE, OP_NONE, -1, P_COUNT},
-    {"record", E_TUPLE, OP_NAME, -1, P_COUNT},
-    {"get", E_GET, OP_INDEX, 1, P_COUNT},
-    {"zero", E_ZERO, OP_TYPE, 0, P_COUNT},
-    {"plus", E_PLUS, OP_NONE, 2, P_COUNT},
-    {"lzero", E_LZERO, OP_TYPE, 0, P_COUNT},
-    {"lone", E_LONE, OP_TYPE, 0, P_COUNT},
-    {"lscale", E_LSCALE, OP_NONE, 1, P_COUNT},
-    {"lcomp", E_LCOMP, OP_NONE, 2, P_COUNT},
-    {"lvcat", E_LVCAT, OP_NONE, -1, P_COUNT},
-    {"lhcat", E_LHCAT, OP_NONE, -1, P_COUNT},
-    {"lplus", E_LPLUS, OP_NONE, 2, P_COUNT},
-    {"ltrans", E_LTRANS, OP_NONE, 1, P_COUNT},
-    {"lapply", E_LAPPLY, OP_NONE, 2, P_COUNT},
-    {"lcall", E_LCALL, OP_NAME, 1, P_COUNT},
+    {"let", E_LET, OP_NONE, 2, P_COUNT, NULL},
+    {"if", E_IF, OP_NONE, 3, P_COUNT, NULL},
+    {"call", E_CALL, OP_NAME, -1, P_COUNT, NULL},
+    {"tuple", E_TUPLE, OP_NONE, -1, P_COUNT, NULL},
+    {"record", E_TUPLE, OP_NAME, -1, P_COUNT, NULL},
+    {"get", E_GET, OP_INDEX, 1, P_COUNT, NULL},
+    {"zero", E_ZERO, OP_TYPE, 0, P_COUNT, NULL},
+    {"plus", E_PLUS, OP_NONE, 2, P_COUNT, NULL},
+    {"lzero", E_LZERO, OP_TYPE, 0, P_COUNT, NULL},
+    {"lone", E_LONE, OP_TYPE, 0, P_COUNT, NULL},
+    {"lscale", E_LSCALE, OP_NONE, 1, P_COUNT, NULL},
+    {"lcomp", E_LCOMP, OP_NONE, 2, P_COUNT, NULL},
+    {"lvcat", E_LVCAT, OP_NONE, -1, P_COUNT, NULL},
+    {"lhcat", E_LHCAT, OP_NONE, -1, P_COUNT, NULL},
+    {"lplus", E_LPLUS, OP_NONE, 2, P_COUNT, NULL},
+    {"ltrans", E_LTRANS, OP_NONE, 1, P_COUNT, NULL},
+    {"lapply", E_LAPPLY, OP_NONE, 2, P_COUNT, NULL},
+    {"lcall", E_LCALL, OP_NAME, -1, P_COUNT, NULL},
+    {"index", E_INDEX, OP_NONE, 2, P_COUNT, NULL},
+    {"len", E_LEN, OP_NONE, 1, P_COUNT, NULL},
+    {"accum", E_ACCUM, OP_NONE, 3, P_COUNT, NULL},
+    {"alloc", E_ALLOC, OP_TYPE, 1, P_COUNT, NULL},
+    {"build", E_BUILD, OP_LOOP, 1, P_COUNT, "(build N (I) BODY)"},
+    {"sum", E_SUM, OP_LOOP, 1, P_COUNT, "(sum N (I) BODY)"},
+    {"fold", E_FOLD, OP_LOOP, 2, P_COUNT, "(fold N S0 (I S) BODY)"},
+    {"fold-save", E_FOLDSAVE, OP_LOOP, 2, P_COUNT, "(fold-save N S0 (I S) BODY)"},
+    {"scatter", E_SCATTER, OP_LOOP, 2, P_COUNT, "(scatter BASE N (I) BODY)"},
 };
 
 /* A form being converted: its operands are converted one by one onto the
@@ -429,8 +454,11 @@ typedef struct Pending {
   int index;        /* OP_INDEX operand */
   const char *name; /* OP_NAME operand */
   Type *type;       /* OP_TYPE operand */
-  Var *bound;       /* let: the variable it binds, once its rhs is done */
-  Var *shadowed;    /* let: what the name meant before */
+  /* let and loops: the variables bound for the body once the operands
+   * before it are done, and what their names meant before */
+  int nbound;
+  Var *bound[2];
+  Var *shadowed[2];
 } Pending;
 
 typedef struct Converter {
@@ -454,7 +482,7 @@ static void init_forms(Parser *p) {
     irmap_put(&p->form_by_name, forms[i].name, (void *)&forms[i]);
   for (int op = 0; op < P_COUNT; op++) {
     const PrimInfo *pi = prim_info((Prim)op);
-    p->prim_forms[op] = (Form){pi->name, E_PRIM, OP_NONE, pi->arity, (Prim)op};
+    p->prim_forms[op] = (Form){pi->name, E_PRIM, OP_NONE, pi->arity, (Prim)op, NULL};
     irmap_put(&p->form_by_name, pi->name, &p->prim_forms[op]);
   }
 }
@@ -472,7 +500,35 @@ static bool lookup_form(Parser *p, const Sexp *s, Pending *out) {
 }
 
 static int first_expr_item(const Form *f) {
-  return f->operand == OP_NONE ? 1 : 2;
+  return f->operand == OP_NONE || f->operand == OP_LOOP ? 1 : 2;
+}
+
+static int loop_binders(const Form *f) {
+  return f->kind == E_FOLD || f->kind == E_FOLDSAVE ? 2 : 1;
+}
+
+/* (build N (I) BODY) and the like: the binder list is a list of distinct
+ * names. */
+static bool check_loop_shape(Parser *p, const Form *form, const Sexp *s) {
+  int want = 1 + form->nexprs + 2;
+  if (s->n > want)
+    return fail(p, loc_of(p, s->items[want]), "expected ')' after the body of '%s'",
+                form->name);
+  if (s->n < want)
+    return fail(p, loc_of(p, s), "expected '%s'", form->shape);
+  const Sexp *b = s->items[1 + form->nexprs];
+  int nb = loop_binders(form);
+  if (!is_list(b) || b->n != nb)
+    return fail(p, loc_of(p, b), "expected a binder list '%s' in '%s'",
+                nb == 1 ? "(i)" : "(i s)", form->shape);
+  for (int i = 0; i < nb; i++) {
+    if (!expect_binder(p, b->items[i], "a loop variable name"))
+      return false;
+    if (i == 1 && !strcmp(b->items[0]->atom, b->items[1]->atom))
+      return fail(p, loc_of(p, b->items[1]), "loop variable '%s' bound twice",
+                  b->items[1]->atom);
+  }
+  return true;
 }
 
 static bool check_let_shape(Parser *p, const Sexp *s) {
@@ -509,6 +565,8 @@ static bool read_operand(Parser *p, Pending *f) {
   case OP_TYPE:
     f->type = convert_type(p, o);
     return f->type != NULL;
+  case OP_LOOP:
+    return true;
   }
   return true;
 }
@@ -520,6 +578,8 @@ static bool start_form(Converter *c, Pending *f) {
   const Sexp *s = f->s;
   if (f->form->kind == E_LET)
     return check_let_shape(p, s);
+  if (f->form->operand == OP_LOOP)
+    return check_loop_shape(p, f->form, s);
   int first = first_expr_item(f->form);
   if (s->n < first)
     return fail(p, loc_of(p, s), "'%s' needs %s", f->form->name,
@@ -549,8 +609,17 @@ static Expr *build_form(Converter *c, Pending *f) {
     return ex_prim(a, f->form->op, n, kids);
   case E_CALL:
     return ex_call(a, f->name, n, kids);
-  case E_LCALL:
-    return ex_lcall(a, f->name, kids[0]);
+  case E_LCALL: { /* residual, then the callee's array cotangent buffers */
+    if (n < 1) /* the checker reports the missing residual */
+      return ex_lcall(a, f->name, ex_tuple(a, 0, NULL));
+    Expr *e = ex_lcall(a, f->name, kids[0]);
+    if (n > 1) {
+      Expr *full = ex_lin(a, E_LCALL, n, kids);
+      full->name = e->name;
+      return full;
+    }
+    return e;
+  }
   case E_TUPLE:
     return ex_record(a, f->name, n, kids);
   case E_GET:
@@ -564,6 +633,14 @@ static Expr *build_form(Converter *c, Pending *f) {
     return ex_lin_typed(a, f->form->kind, f->type);
   case E_PLUS:
     return ex_plus(a, kids[0], kids[1]);
+  case E_INDEX:
+    return ex_index(a, kids[0], kids[1]);
+  case E_LEN:
+    return ex_len(a, kids[0]);
+  case E_ACCUM:
+    return ex_accum(a, kids[0], kids[1], kids[2]);
+  case E_ALLOC:
+    return ex_alloc(a, f->type, kids[0]);
   default:
     return ex_lin(a, f->form->kind, n, kids);
   }
@@ -575,19 +652,59 @@ static void push_pending(Converter *c, const Sexp *s) {
   c->pending[c->npending++] = (Pending){.s = s};
 }
 
+static void bind_name(Parser *p, Pending *f, const char *name, Type *type) {
+  Var *v = var_new(p->m->arena, name, type);
+  f->bound[f->nbound] = v;
+  f->shadowed[f->nbound++] = irmap_get(&p->scope, name);
+  irmap_put(&p->scope, name, v);
+}
+
+/* Restores what the names bound by f meant before, innermost first. */
+static void unbind_names(Parser *p, Pending *f) {
+  for (int i = f->nbound - 1; i >= 0; i--)
+    irmap_put(&p->scope, f->bound[i]->name, f->shadowed[i]);
+}
+
 /* The let's rhs is on the result stack: bind its name for the body. */
 static void bind_let(Converter *c, Pending *f) {
-  const Sexp *binder = f->s->items[1]->items[0];
-  f->bound = var_new(c->p->m->arena, binder->atom, NULL);
-  f->shadowed = irmap_get(&c->p->scope, binder->atom);
-  irmap_put(&c->p->scope, binder->atom, f->bound);
+  bind_name(c->p, f, f->s->items[1]->items[0]->atom, NULL);
 }
 
 static Expr *finish_let(Converter *c, Pending *f) {
-  irmap_put(&c->p->scope, f->s->items[1]->items[0]->atom, f->shadowed);
+  unbind_names(c->p, f);
   Expr *body = c->results[--c->nresults];
   Expr *rhs = c->results[--c->nresults];
-  return ex_let(c->p->m->arena, f->bound, rhs, body);
+  return ex_let(c->p->m->arena, f->bound[0], rhs, body);
+}
+
+/* The operands of a loop are on the result stack: bind i (and s). */
+static void bind_loop(Converter *c, Pending *f) {
+  const Sexp *b = f->s->items[1 + f->form->nexprs];
+  bind_name(c->p, f, b->items[0]->atom, ty_int());
+  if (b->n > 1)
+    bind_name(c->p, f, b->items[1]->atom, NULL);
+}
+
+static Expr *finish_loop(Converter *c, Pending *f) {
+  unbind_names(c->p, f);
+  Arena *a = c->p->m->arena;
+  Expr *body = c->results[--c->nresults];
+  int n = f->form->nexprs;
+  Expr **k = c->results + c->nresults - n;
+  c->nresults -= n;
+  Var *i = f->bound[0], *s = f->bound[1];
+  switch (f->form->kind) {
+  case E_BUILD:
+    return ex_build(a, k[0], i, body);
+  case E_SUM:
+    return ex_sum(a, k[0], i, body);
+  case E_FOLD:
+    return ex_fold(a, k[0], k[1], i, s, body);
+  case E_FOLDSAVE:
+    return ex_foldsave(a, k[0], k[1], i, s, body);
+  default:
+    return ex_scatter(a, k[0], k[1], i, body);
+  }
 }
 
 /* One step on the topmost pending form: start it, convert its next operand,
@@ -612,6 +729,11 @@ static bool step(Converter *c) {
       bind_let(c, f);
     if (f->done < 2)
       next = f->done == 0 ? s->items[1]->items[1] : s->items[2];
+  } else if (f->form->operand == OP_LOOP) {
+    if (f->done == f->form->nexprs)
+      bind_loop(c, f);
+    if (f->done <= f->form->nexprs)
+      next = s->items[f->done < f->form->nexprs ? 1 + f->done : 2 + f->form->nexprs];
   } else if (first_expr_item(f->form) + f->done < s->n) {
     next = s->items[first_expr_item(f->form) + f->done];
   }
@@ -620,7 +742,9 @@ static bool step(Converter *c) {
     push_pending(c, next); /* may move f */
     return true;
   }
-  Expr *e = f->form->kind == E_LET ? finish_let(c, f) : build_form(c, f);
+  Expr *e = f->form->kind == E_LET        ? finish_let(c, f)
+            : f->form->operand == OP_LOOP ? finish_loop(c, f)
+                                          : build_form(c, f);
   e->loc = loc_of(c->p, s);
   c->npending--;
   push_result(c, e);
@@ -633,11 +757,9 @@ static Expr *convert_expr(Parser *p, const Sexp *s) {
   bool ok = true;
   while (ok && c.npending > 0)
     ok = step(&c);
-  /* On failure, undo the bindings of the lets still open. */
+  /* On failure, undo the bindings of the lets and loops still open. */
   for (int i = c.npending - 1; i >= 0; i--)
-    if (c.pending[i].bound)
-      irmap_put(&p->scope, c.pending[i].s->items[1]->items[0]->atom,
-                c.pending[i].shadowed);
+    unbind_names(p, &c.pending[i]);
   Expr *e = ok ? c.results[0] : NULL;
   free(c.pending);
   free(c.results);
@@ -646,13 +768,18 @@ static Expr *convert_expr(Parser *p, const Sexp *s) {
 
 /* ------------------------------------------------------------ functions */
 
-static bool convert_params(Parser *p, const Sexp *s, PtrVec *params) {
+/* Fills `outs` (s->n of them) with whether each parameter is marked out. */
+static bool convert_params(Parser *p, const Sexp *s, PtrVec *params, bool *outs) {
   if (!is_list(s))
     return fail(p, loc_of(p, s), "expected a parameter list");
   for (int i = 0; i < s->n; i++) {
     const Sexp *ps = s->items[i];
-    if (!is_list(ps) || ps->n != 2)
+    if (!is_list(ps) || ps->n < 2 || ps->n > 3)
       return fail(p, loc_of(p, ps), "expected a parameter '(name type)'");
+    if (ps->n == 3 && !is_atom_text(ps->items[2], "out"))
+      return fail(p, loc_of(p, ps->items[2]), "expected 'out' or ')' after the "
+                                              "parameter type");
+    outs[i] = ps->n == 3;
     const char *name = expect_binder(p, ps->items[0], "a parameter name");
     if (!name)
       return false;
@@ -665,6 +792,24 @@ static bool convert_params(Parser *p, const Sexp *s, PtrVec *params) {
     ptrvec_push(p->tmp, params, var_new(p->m->arena, name, t));
   }
   return true;
+}
+
+/* Parameter classes when a parameter is an array or marked out (an out
+ * scalar is the checker's to reject), else none. */
+static void set_classes(Parser *p, Func *f, const bool *outs) {
+  bool any = false;
+  for (int i = 0; i < f->nparams; i++)
+    any = any || outs[i] || f->params[i]->type->kind == TY_ARRAY;
+  if (!any)
+    return;
+  f->classes = arena_alloc(p->m->arena, sizeof(ParamClass) * (size_t)f->nparams);
+  for (int i = 0; i < f->nparams; i++) {
+    Type *t = f->params[i]->type;
+    f->classes[i] = outs[i]                   ? PARAM_OUT_ARRAY
+                    : t->kind == TY_ARRAY     ? PARAM_IN_ARRAY
+                    : type_is_active(t)       ? PARAM_ACTIVE_SCALAR
+                                              : PARAM_INACTIVE;
+  }
 }
 
 static bool convert_func(Parser *p, const Sexp *s) {
@@ -682,7 +827,9 @@ static bool convert_func(Parser *p, const Sexp *s) {
     return fail(p, loc_of(p, s->items[1]), "function '%s' is already defined", name);
   Type *ret = convert_type(p, s->items[2]);
   PtrVec params = {0};
-  if (!ret || !convert_params(p, s->items[3], &params))
+  const Sexp *ps = s->items[3];
+  bool *outs = arena_alloc(p->tmp, sizeof(bool) * (size_t)(ps->n + 1));
+  if (!ret || !convert_params(p, ps, &params, outs))
     return false;
   Var **shadowed = arena_alloc(p->tmp, sizeof(Var *) * (size_t)(params.len + 1));
   for (int i = 0; i < params.len; i++) {
@@ -698,6 +845,7 @@ static bool convert_func(Parser *p, const Sexp *s) {
   Func *f = module_add(p->m, name, params.len, (Var **)params.items, ret, body);
   f->loc = loc_of(p, s);
   f->is_static = is_static;
+  set_classes(p, f, outs);
   return true;
 }
 

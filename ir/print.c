@@ -13,11 +13,13 @@
  *   module := func*
  *   func   := (def NAME type (param*) expr)        external linkage
  *           | (def-static NAME type (param*) expr) C `static` primal
- *   param  := (NAME type)
+ *   param  := (NAME type)                          scalar, or input array
+ *           | (NAME type out)                      output array (C `double *y`)
  *   type   := f64 | f32 | int
  *           | (tuple type*)                         (tuple) is unit
  *           | (record NAME type*)                   nominal tuple (C struct)
  *           | (lin type type)                       linear map dom -o cod
+ *           | (array type)                          elements f64, f32 or int
  *   expr   := NUMBER | NAME                         constant, variable
  *           | (let (NAME expr) expr)
  *           | (PRIM expr...)                        add, sin, to_f64, ...
@@ -30,16 +32,30 @@
  *           | (lcomp expr expr) | (lvcat expr*) | (lhcat expr*)
  *           | (lplus expr expr) | (ltrans expr) | (lapply expr expr)
  *           | (lcall NAME expr)                     linear maps
+ *           | (index expr expr) | (len expr)        element, length
+ *           | (build expr (NAME) expr)              (build n (i) BODY)
+ *           | (sum expr (NAME) expr)                (sum n (i) BODY)
+ *           | (fold expr expr (NAME NAME) expr)     (fold n S0 (i s) BODY)
+ *           | (fold-save expr expr (NAME NAME) expr)
+ *           | (scatter expr expr (NAME) expr)       (scatter BASE n (i) BODY)
+ *           | (accum expr expr expr)                (accum buf i v), in place
+ *           | (alloc type expr)                     zeroed buffer of n elements
  *   NUMBER := f64: 2.0 -1.5e-300 inf -inf nan   (always a '.' or an 'e')
  *           | f32: 1.5f 16777216.0f inff -inff nanf
  *           | int: 42 -7
  *   NAME   := [A-Za-z_$][A-Za-z0-9_$.]*   except inf, nan, inff, nanf
  *
  * Variables are resolved by lexical scope, so shadowing prints as written.
+ * The binders of a loop (the index i, and the state s of fold and fold-save)
+ * scope over its BODY only; their types are implied (i is int, s has S0's
+ * type). A function has parameter classes (Func.classes) exactly when a
+ * parameter is an array or is marked `out`.
  * Layout: a term that fits in the line and holds no `let` stays on one line.
  * A let chain puts each binding on its own line at one indentation and its
  * closing parentheses at the end of the chain, so line count and width stay
- * flat however long an ANF body is. Other broken terms align their operands
+ * flat however long an ANF body is. A broken loop keeps its operands and
+ * binders on the first line when they fit and puts its body on the next,
+ * indented by two. Other broken terms align their operands
  * under the first; indentation saturates at MAX_INDENT columns so that deep
  * nesting cannot make the output quadratic. */
 #include "ir.h"
@@ -124,6 +140,11 @@ void print_type(FILE *out, const Type *t) {
     print_type(out, t->cod);
     fputc(')', out);
     return;
+  case TY_ARRAY:
+    fputs("(array ", out);
+    print_type(out, t->elem);
+    fputc(')', out);
+    return;
   }
 }
 
@@ -146,6 +167,8 @@ static int type_width(const Type *t, int budget) {
     int w = 7 + type_width(t->dom, budget - 7);
     return w > budget ? w : w + type_width(t->cod, budget - w);
   }
+  case TY_ARRAY:
+    return 8 + type_width(t->elem, budget - 8);
   }
   return 0;
 }
@@ -159,7 +182,10 @@ static const char *keyword(const Expr *e) {
       [E_LZERO] = "lzero",  [E_LONE] = "lone",     [E_LSCALE] = "lscale",
       [E_LCOMP] = "lcomp",  [E_LVCAT] = "lvcat",   [E_LHCAT] = "lhcat",
       [E_LPLUS] = "lplus",  [E_LTRANS] = "ltrans", [E_LAPPLY] = "lapply",
-      [E_LCALL] = "lcall",
+      [E_LCALL] = "lcall",  [E_INDEX] = "index",   [E_LEN] = "len",
+      [E_BUILD] = "build",  [E_SUM] = "sum",       [E_FOLD] = "fold",
+      [E_FOLDSAVE] = "fold-save", [E_SCATTER] = "scatter",
+      [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",
   };
   if (e->kind == E_PRIM) {
     const PrimInfo *pi = prim_info(e->op);
@@ -167,12 +193,29 @@ static const char *keyword(const Expr *e) {
   }
   if (e->kind == E_TUPLE)
     return e->name ? "record" : "tuple";
+  if ((unsigned)e->kind >= sizeof names / sizeof *names || !names[e->kind])
+    return "<bad-kind>";
   return names[e->kind];
+}
+
+static bool binds_state(const Expr *e) {
+  return e->kind == E_FOLD || e->kind == E_FOLDSAVE;
+}
+
+static const char *var_name(const Var *v) { return v ? v->name : "<null>"; }
+
+/* Width of " (i)" or " (i s)", the binder list of a loop. */
+static int binders_width(const Expr *e) {
+  int w = 3 + (int)strlen(var_name(e->var));
+  if (binds_state(e))
+    w += 1 + (int)strlen(var_name(e->var2));
+  return w;
 }
 
 /* The type written inside the form, for the forms that carry one. */
 static bool has_type_operand(const Expr *e) {
-  return e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE;
+  return e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE ||
+         e->kind == E_ALLOC;
 }
 
 /* The name written inside the form, for the forms that carry one. */
@@ -221,6 +264,10 @@ static int flat_width(const Expr *e, int budget) {
   int w = head_width(e, budget) + 1;
   for (int i = 0; i < e->nargs && w <= budget; i++)
     w += 1 + flat_width(e->args[i], budget - w - 1);
+  if (expr_is_loop(e) && w <= budget) {
+    w += binders_width(e);
+    w += 1 + flat_width(e->body, budget - w - 1);
+  }
   return w;
 }
 
@@ -231,6 +278,7 @@ typedef enum WorkKind {
   W_TEXT,    /* literal text */
   W_HEAD,    /* "(keyword operand" of a form */
   W_NEWLINE, /* newline and `indent` spaces */
+  W_BINDERS, /* " (i)" or " (i s)" of a loop */
 } WorkKind;
 
 typedef struct Work {
@@ -279,6 +327,16 @@ static void emit_head(Printer *p, const Expr *e) {
   }
 }
 
+static void emit_binders(Printer *p, const Expr *e) {
+  emit(p, " (");
+  emit(p, var_name(e->var));
+  if (binds_state(e)) {
+    emit(p, " ");
+    emit(p, var_name(e->var2));
+  }
+  emit(p, ")");
+}
+
 /* Only called on terms that fit on the line, so the recursion is shallow. */
 static void emit_flat(Printer *p, const Expr *e) {
   if (is_atom(e)) {
@@ -291,6 +349,11 @@ static void emit_flat(Printer *p, const Expr *e) {
   for (int i = 0; i < e->nargs; i++) {
     emit(p, " ");
     emit_flat(p, e->args[i]);
+  }
+  if (expr_is_loop(e)) {
+    emit_binders(p, e);
+    emit(p, " ");
+    emit_flat(p, e->body);
   }
   emit(p, ")");
 }
@@ -321,6 +384,24 @@ static void lay_out(Printer *p, const Expr *e) {
   bool aligned = head - 1 <= MAX_ALIGNED_HEAD;
   int operand_indent = aligned ? indent + head + 1 : indent + 2;
   push(p, W_TEXT, NULL, ")", 0);
+  if (expr_is_loop(e)) {
+    int body_indent = indent + 2 < MAX_INDENT ? indent + 2 : MAX_INDENT;
+    push(p, W_EXPR, e->body, NULL, 0);
+    push(p, W_NEWLINE, NULL, NULL, body_indent);
+    push(p, W_BINDERS, e, NULL, 0);
+    /* The operands and binders on the first line when they fit there. */
+    int w = head;
+    for (int i = 0; i < e->nargs && w <= width; i++)
+      w += 1 + flat_width(e->args[i], width - w - 1);
+    if (w + binders_width(e) <= width) {
+      for (int i = e->nargs - 1; i >= 0; i--) {
+        push(p, W_EXPR, e->args[i], NULL, 0);
+        push(p, W_TEXT, NULL, " ", 0);
+      }
+      push(p, W_HEAD, e, NULL, 0);
+      return;
+    }
+  }
   for (int i = e->nargs - 1; i >= 0; i--) {
     push(p, W_EXPR, e->args[i], NULL, 0);
     if (i > 0 || !aligned)
@@ -348,6 +429,9 @@ static void run(Printer *p) {
       fprintf(p->out, "\n%*s", w.indent, "");
       p->col = w.indent;
       break;
+    case W_BINDERS:
+      emit_binders(p, w.e);
+      break;
     }
   }
 }
@@ -372,6 +456,8 @@ void print_func(FILE *out, const Func *f) {
     const Var *v = f->params[i];
     fprintf(out, "%s(%s ", i ? " " : "", v ? v->name : "<null>");
     print_type(out, v ? v->type : NULL);
+    if (f->classes && f->classes[i] == PARAM_OUT_ARRAY)
+      fputs(" out", out);
     fputc(')', out);
   }
   fputs(")\n  ", out);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef CHAD_TEST_DIR
 #define CHAD_TEST_DIR "tests"
@@ -104,7 +105,8 @@ static bool same_expr(VarPairs *p, const Expr *x, const Expr *y) {
       (!type_eq(x->type, y->type) || x->ival != y->ival ||
        !same_number(x->type, x->fval, y->fval)))
     return false;
-  if ((x->kind == E_ZERO || x->kind == E_LZERO || x->kind == E_LONE) &&
+  if ((x->kind == E_ZERO || x->kind == E_LZERO || x->kind == E_LONE ||
+       x->kind == E_ALLOC) &&
       !type_eq(x->type, y->type))
     return false;
   if (x->kind == E_VAR && !same_var(p, x->var, y->var))
@@ -112,13 +114,17 @@ static bool same_expr(VarPairs *p, const Expr *x, const Expr *y) {
   for (int i = 0; i < x->nargs; i++)
     if (!same_expr(p, x->args[i], y->args[i]))
       return false;
-  if (x->kind == E_LET) {
-    if (strcmp(x->var->name, y->var->name) || p->n == 4096)
-      return false;
-    p->a[p->n] = x->var;
-    p->b[p->n++] = y->var;
+  if (x->kind == E_LET || expr_is_loop(x)) {
+    int nb = x->kind == E_FOLD || x->kind == E_FOLDSAVE ? 2 : 1;
+    const Var *xs[2] = {x->var, x->var2}, *ys[2] = {y->var, y->var2};
+    for (int i = 0; i < nb; i++) {
+      if (!xs[i] || !ys[i] || strcmp(xs[i]->name, ys[i]->name) || p->n == 4096)
+        return false;
+      p->a[p->n] = xs[i];
+      p->b[p->n++] = ys[i];
+    }
     bool same = same_expr(p, x->body, y->body);
-    p->n--;
+    p->n -= nb;
     return same;
   }
   return true;
@@ -130,9 +136,12 @@ static bool same_func(const Func *f, const Func *g) {
       f->is_static != g->is_static || !type_eq(f->ret, g->ret))
     return false;
   pairs.n = 0;
+  if (!f->classes != !g->classes)
+    return false;
   for (int i = 0; i < f->nparams; i++) {
     if (strcmp(f->params[i]->name, g->params[i]->name) ||
-        !type_eq(f->params[i]->type, g->params[i]->type))
+        !type_eq(f->params[i]->type, g->params[i]->type) ||
+        func_param_class(f, i) != func_param_class(g, i))
       return false;
     pairs.a[pairs.n] = f->params[i];
     pairs.b[pairs.n++] = g->params[i];
@@ -188,6 +197,30 @@ static void test_corpus_covers_primitives(void) {
   }
   for (int p = 0; p < P_COUNT; p++)
     EXPECT(seen[p], "primitive '%s' missing from the corpus", prim_info((Prim)p)->name);
+  support_free_list(files, n);
+}
+
+/* Every form of the IR and the `out` marker appear in the corpus. */
+static void test_corpus_covers_forms(void) {
+  static const char *const forms[] = {
+      "(let ",   "(call ",  "(tuple ",   "(record ",     "(get ",    "(if ",
+      "(zero ",  "(plus ",  "(lzero ",   "(lone ",       "(lscale ", "(lcomp ",
+      "(lvcat ", "(lhcat ", "(lplus ",   "(ltrans ",     "(lapply ", "(lcall ",
+      "(index ", "(len ",   "(build ",   "(sum ",        "(fold ",   "(fold-save ",
+      "(scatter ", "(accum ", "(alloc ", "(array ",      " out)",    "(def-static ",
+  };
+  enum { NFORMS = sizeof forms / sizeof *forms };
+  int n;
+  char **files = support_list_files(CHAD_TEST_DIR "/ir", ".ir", &n);
+  bool seen[NFORMS] = {0};
+  for (int i = 0; i < n; i++) {
+    char *text = support_read_file(files[i]);
+    for (int f = 0; text && f < NFORMS; f++)
+      seen[f] = seen[f] || strstr(text, forms[f]);
+    free(text);
+  }
+  for (int f = 0; f < NFORMS; f++)
+    EXPECT(seen[f], "'%s' missing from the corpus", forms[f]);
   support_free_list(files, n);
 }
 
@@ -278,6 +311,30 @@ static void test_print_exact(void) {
       "  (add (mul a_long_name b_long_name)\n"
       "       (let (t (sub (sin a_long_name) (cos b_long_name)))\n"
       "       (mul t (exp t)))))\n");
+  /* Loops: flat when they fit; else operands and binders on the first line
+   * when they fit there, the body on the next, indented by two. */
+  expect_prints("(def s (array f64) ((a (array f64)) (ix (array int)))"
+                " (scatter a (len ix) (i) (tuple (index ix i) 1.0)))",
+                "(def s (array f64) ((a (array f64)) (ix (array int)))\n"
+                "  (scatter a (len ix) (i) (tuple (index ix i) 1.0)))\n");
+  expect_prints(
+      "(def h f64 ((a (array f64)) (n int)) (sum n (i) (sum n (j) (sum n (k)"
+      " (mul (index a (add (mul i n) j)) (add (index a k) (index a (add (mul k n) (mul j 2)))))))))",
+      "(def h f64 ((a (array f64)) (n int))\n"
+      "  (sum n (i)\n"
+      "    (sum n (j)\n"
+      "      (sum n (k)\n"
+      "        (mul (index a (add (mul i n) j))\n"
+      "             (add (index a k) (index a (add (mul k n) (mul j 2)))))))))\n");
+  expect_prints(
+      "(def g (tuple f64 f64 f64) ((long_array_name (array f64)) (first_part_of_state f64) (y f64))"
+      " (fold (len long_array_name) (tuple first_part_of_state y first_part_of_state) (i s)"
+      " (let (t (get 0 s)) (tuple (add t (index long_array_name i)) (get 1 s) t))))",
+      "(def g (tuple f64 f64 f64) ((long_array_name (array f64)) (first_part_of_state f64) (y f64))\n"
+      "  (fold (len long_array_name)\n"
+      "        (tuple first_part_of_state y first_part_of_state) (i s)\n"
+      "    (let (t (get 0 s))\n"
+      "    (tuple (add t (index long_array_name i)) (get 1 s) t))))\n");
 }
 
 static void test_print_constants(void) {
@@ -419,6 +476,129 @@ static void test_check_scope(void) {
   module_free(m);
 }
 
+static Func *find(Module *m, const char *name) {
+  Func *f = m ? module_find(m, name) : NULL;
+  EXPECT(f != NULL, "no function '%s'", name);
+  return f;
+}
+
+static void expect_type(const Type *t, const char *want, int line) {
+  char *got = type_to_string(t);
+  expect(!strcmp(got, want), line, "type %s, expected %s", got, want);
+  free(got);
+}
+#define EXPECT_TYPE(t, want) expect_type((t), (want), __LINE__)
+
+static void test_check_loops(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/folds.ir");
+  Module *m = text ? parse_text(text, "folds.ir", CHECK_SOURCE) : NULL;
+  free(text);
+  Func *f = find(m, "oscillator");
+  if (f) {
+    Expr *fold = f->body;
+    CU_ASSERT_EQUAL(fold->kind, E_FOLD);
+    EXPECT_TYPE(fold->var->type, "int");
+    EXPECT_TYPE(fold->var2->type, "(tuple f64 f64)");
+    EXPECT_TYPE(fold->type, "(tuple f64 f64)");
+    EXPECT_TYPE(fold->body->var->type, "f64"); /* x = (get 0 s) */
+  }
+  if ((f = find(m, "saved")))
+    EXPECT_TYPE(f->body->type, "(tuple (tuple f64 int) (array f64))");
+  module_free(m);
+
+  text = support_read_file(CHAD_TEST_DIR "/ir/arrays.ir");
+  m = text ? parse_text(text, "arrays.ir", CHECK_SOURCE) : NULL;
+  free(text);
+  if ((f = find(m, "polar"))) {
+    EXPECT_TYPE(f->body->type, "(tuple (array f64) (array f64))");
+    EXPECT_TYPE(f->body->body->type, "(tuple f64 f64)");
+  }
+  if ((f = find(m, "moments")))
+    EXPECT_TYPE(f->body->type, "(tuple f64 f64 int)");
+  if ((f = find(m, "dot"))) {
+    EXPECT_TYPE(f->body->args[0]->type, "int"); /* (len a) */
+    EXPECT_TYPE(f->body->body->args[0]->type, "f64"); /* (index a i) */
+    CU_ASSERT_PTR_NOT_NULL(f->classes);
+  }
+  if ((f = find(m, "iota"))) {
+    CU_ASSERT_PTR_NULL(f->classes); /* no array parameter */
+    CU_ASSERT_EQUAL(func_param_class(f, 0), PARAM_INACTIVE);
+  }
+  module_free(m);
+}
+
+static void test_check_classes(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/outputs.ir");
+  Module *m = text ? parse_text(text, "outputs.ir", CHECK_SOURCE) : NULL;
+  free(text);
+  Func *f = find(m, "powers");
+  if (f) {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f->classes);
+    CU_ASSERT_EQUAL(f->classes[0], PARAM_IN_ARRAY);
+    CU_ASSERT_EQUAL(f->classes[1], PARAM_OUT_ARRAY);
+    CU_ASSERT_EQUAL(f->classes[2], PARAM_INACTIVE);
+    CU_ASSERT_EQUAL(f->classes[3], PARAM_OUT_ARRAY);
+    CU_ASSERT_EQUAL(func_num_outputs(f), 2);
+  }
+  if ((f = find(m, "classes"))) {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f->classes);
+    CU_ASSERT_EQUAL(f->classes[0], PARAM_IN_ARRAY);
+    CU_ASSERT_EQUAL(f->classes[1], PARAM_INACTIVE);
+    CU_ASSERT_EQUAL(f->classes[2], PARAM_ACTIVE_SCALAR);
+    CU_ASSERT_EQUAL(f->classes[3], PARAM_IN_ARRAY);
+    CU_ASSERT_EQUAL(func_num_outputs(f), 0);
+  }
+  /* Classes that contradict the types, made through the API. */
+  if ((f = find(m, "classes"))) {
+    f->classes[1] = PARAM_IN_ARRAY;
+    Diag d = {0};
+    CU_ASSERT_FALSE(check_func(m, f, CHECK_SOURCE, &d));
+    EXPECT(strstr(d.msg, "parameter 'n' of type int has the class of an array") != NULL,
+           "got %s", d.msg);
+    f->classes[1] = PARAM_INACTIVE;
+    f->classes[0] = PARAM_ACTIVE_SCALAR;
+    CU_ASSERT_FALSE(check_func(m, f, CHECK_SOURCE, &d));
+    EXPECT(strstr(d.msg, "has the class of a scalar") != NULL, "got %s", d.msg);
+  }
+  module_free(m);
+}
+
+/* Loop binders scope over the body only: terms built with the API. */
+static void test_check_loop_scope(void) {
+  Module *m = module_new();
+  Arena *a = m->arena;
+  Var *n = var_new(a, "n", ty_int());
+  Var *i = var_new(a, "i", NULL), *y = var_new(a, "y", NULL);
+  /* let y = (sum n (i) i) in y + i */
+  Expr *use = ex_prim2(a, P_ADD, ex_var(a, y), ex_var(a, i));
+  use->args[1]->loc = (Loc){"built", 4, 5};
+  Expr *body = ex_let(a, y, ex_sum(a, ex_var(a, n), i, ex_var(a, i)), use);
+  Func *f = module_add(m, "f", 1, &n, ty_int(), body);
+  Diag d = {0};
+  CU_ASSERT_FALSE(check_func(m, f, CHECK_SOURCE, &d));
+  EXPECT(strstr(d.msg, "variable 'i' used out of its scope") && d.loc.line == 4 &&
+             d.loc.col == 5,
+         "got %d:%d: %s", d.loc.line, d.loc.col, d.msg);
+  /* The state of a fold in its own count. */
+  Var *j = var_new(a, "j", NULL), *s = var_new(a, "s", NULL);
+  Expr *fold = ex_fold(a, ex_var(a, s), ex_int(a, 0), j, s, ex_var(a, s));
+  Func *g = module_add(m, "g", 1, &n, ty_int(), fold);
+  CU_ASSERT_FALSE(check_func(m, g, CHECK_SOURCE, &d));
+  EXPECT(strstr(d.msg, "variable 's' used out of its scope") != NULL, "got %s", d.msg);
+  /* One variable as both binders. */
+  Expr *twice = ex_fold(a, ex_var(a, n), ex_int(a, 0), j, j, ex_var(a, j));
+  Func *h = module_add(m, "h", 1, &n, ty_int(), twice);
+  CU_ASSERT_FALSE(check_func(m, h, CHECK_SOURCE, &d));
+  EXPECT(strstr(d.msg, "malformed 'fold'") != NULL, "got %s", d.msg);
+  /* Well scoped: the index of the fold, and i again in a second loop. */
+  Expr *ok = ex_fold(a, ex_var(a, n), ex_int(a, 0), j, s,
+                     ex_prim2(a, P_ADD, ex_var(a, s),
+                              ex_sum(a, ex_var(a, j), i, ex_var(a, i))));
+  Func *k = module_add(m, "k", 1, &n, ty_int(), ok);
+  CU_ASSERT_TRUE(check_func(m, k, CHECK_SOURCE, &d));
+  module_free(m);
+}
+
 static void test_check_modes(void) {
   char *text = support_read_file(CHAD_TEST_DIR "/ir/tangents.ir");
   Module *m = module_new();
@@ -428,6 +608,16 @@ static void test_check_modes(void) {
   CU_ASSERT_TRUE(check_module(m, CHECK_FINAL, &d));
   CU_ASSERT_FALSE(check_module(m, CHECK_SOURCE, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "tangent-only construct"));
+  module_free(m);
+  free(text);
+
+  text = support_read_file(CHAD_TEST_DIR "/ir/accum.ir");
+  m = module_new();
+  CU_ASSERT_TRUE(text && parse_module(m, text, "accum.ir", &d));
+  CU_ASSERT_TRUE(check_module(m, CHECK_AD, &d));
+  CU_ASSERT_TRUE(check_module(m, CHECK_FINAL, &d));
+  CU_ASSERT_FALSE(check_module(m, CHECK_SOURCE, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "derivative-only construct 'alloc'"));
   module_free(m);
   free(text);
 }
@@ -682,6 +872,254 @@ static void test_interp_errors(void) {
   free(lin);
 }
 
+/* -------------------------------------------------- arrays and loops */
+
+static Value f64s(Arena *a, int n, const double *x) {
+  Value v = val_array(a, n, NULL);
+  for (int i = 0; i < n; i++)
+    v.elems[i] = val_f64(x[i]);
+  return v;
+}
+
+static Value f32s(Arena *a, int n, const float *x) {
+  Value v = val_array(a, n, NULL);
+  for (int i = 0; i < n; i++)
+    v.elems[i] = val_f32(x[i]);
+  return v;
+}
+
+static Value ints(Arena *a, int n, const int *x) {
+  Value v = val_array(a, n, NULL);
+  for (int i = 0; i < n; i++)
+    v.elems[i] = val_int(x[i]);
+  return v;
+}
+
+static Value pair(Arena *a, Value x, Value y) {
+  return val_tuple(a, 2, (Value[]){x, y});
+}
+
+static void test_interp_arrays(void) {
+  Arena *a = arena_new();
+  char *text = corpus("arrays.ir");
+  double x[4] = {1.5, -2.0, 0.25, 3.0}, y[4] = {2.0, 0.5, -4.0, 1.0};
+  Value vx = f64s(a, 4, x), vy = f64s(a, 4, y);
+  double dot = 0.0;
+  for (int i = 0; i < 4; i++)
+    dot += x[i] * y[i];
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "dot", 2, vx, vy), val_f64(dot));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "dot", 2, val_array(a, 0, NULL), vy), val_f64(0.0));
+  double xx = 0.0;
+  for (int i = 0; i < 4; i++)
+    xx += x[i] * x[i];
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "norm2", 1, vx), val_f64(sqrt(xx)));
+
+  double m = x[0], e[4], z = 0.0, sm[4];
+  for (int i = 0; i < 4; i++)
+    m = fmax(m, x[i]);
+  for (int i = 0; i < 4; i++)
+    z += e[i] = exp(x[i] - m);
+  for (int i = 0; i < 4; i++)
+    sm[i] = e[i] / z;
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "softmax", 1, vx), f64s(a, 4, sm));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "count_positive", 1, vx), val_int(3));
+
+  float xf[3] = {0.1f, 16777216.0f, 1.0f};
+  volatile float tf = 0.0f;
+  for (int i = 0; i < 3; i++)
+    tf += xf[i];
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "total32", 1, f32s(a, 3, xf)), val_f32(tf));
+  float hf[3] = {0.05f, 8388608.0f, 0.5f};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "halves", 1, f32s(a, 3, xf)), f32s(a, 3, hf));
+
+  double s1 = 0.0, s2 = 0.0;
+  for (int i = 0; i < 4; i++) {
+    s1 += x[i];
+    s2 += x[i] * x[i];
+  }
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "moments", 1, vx),
+               val_tuple(a, 3, (Value[]){val_f64(s1), val_f64(s2), val_int(4)}));
+  double px[4], py[4];
+  for (int i = 0; i < 4; i++) {
+    px[i] = x[i] * cos(y[i]);
+    py[i] = x[i] * sin(y[i]);
+  }
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "polar", 2, vx, vy),
+               pair(a, f64s(a, 4, px), f64s(a, 4, py)));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "polar", 2, val_array(a, 0, NULL), vy),
+               pair(a, val_array(a, 0, NULL), val_array(a, 0, NULL)));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "iota", 1, val_int(5)),
+               ints(a, 5, (int[]){0, 1, 2, 3, 4}));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "iota", 1, val_int(-3)), val_array(a, 0, NULL));
+  free(text);
+
+  text = corpus("matvec.ir");
+  double mat[6] = {1, 2, 3, 4, 5, 6}, v3[3] = {0.5, -1, 2}, mv[2];
+  for (int i = 0; i < 2; i++) {
+    mv[i] = 0.0;
+    for (int j = 0; j < 3; j++)
+      mv[i] += mat[i * 3 + j] * v3[j];
+  }
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "matvec", 4, f64s(a, 6, mat), f64s(a, 3, v3),
+                   val_int(2), val_int(3)),
+               f64s(a, 2, mv));
+  double sq[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9.5};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "trace", 2, f64s(a, 9, sq), val_int(3)),
+               val_f64(1 + 5 + 9.5));
+  double q = 0.0;
+  for (int i = 0; i < 3; i++) {
+    double inner = 0.0;
+    for (int j = 0; j < 3; j++)
+      inner += sq[i * 3 + j] * v3[j];
+    q += v3[i] * inner;
+  }
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "quad", 2, f64s(a, 9, sq), f64s(a, 3, v3)),
+               val_f64(q));
+  /* sum over i < 4 of sum over i' < i of i' = 0 + 0 + 1 + 3 */
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "shadowed_loops", 1, val_int(4)), val_f64(4.0));
+  free(text);
+  arena_free(a);
+}
+
+static void test_interp_folds(void) {
+  Arena *a = arena_new();
+  char *text = corpus("folds.ir");
+  double x[4] = {1.5, -2.0, 0.25, 3.0};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "product", 1, f64s(a, 4, x)),
+               val_f64(1.5 * -2.0 * 0.25 * 3.0));
+  double withzero[3] = {2.0, 0.0, -5.0};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "product", 1, f64s(a, 3, withzero)), val_f64(-0.0));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "product", 1, val_array(a, 0, NULL)), val_f64(1.0));
+  double c[4] = {1.0, -3.0, 0.5, 2.0}; /* 1 - 3x + 0.5x^2 + 2x^3 */
+  double hx = 1.7, h = ((2.0 * hx + 0.5) * hx - 3.0) * hx + 1.0;
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "horner", 2, f64s(a, 4, c), val_f64(hx)),
+               val_f64(((((0.0 * hx + 2.0) * hx) + 0.5) * hx - 3.0) * hx + 1.0));
+  EXPECT(fabs(h - (1 - 3 * hx + 0.5 * hx * hx + 2 * hx * hx * hx)) < 1e-12, "horner");
+
+  double px = 1.0, pv = 0.0, step = 0.01;
+  for (int i = 0; i < 1000; i++) {
+    double nx = px + step * pv, nv = pv - step * px;
+    px = nx;
+    pv = nv;
+  }
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "oscillator", 4, val_f64(1.0), val_f64(0.0),
+                   val_f64(step), val_int(1000)),
+               pair(a, val_f64(px), val_f64(pv)));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "oscillator", 4, val_f64(1.0), val_f64(0.0),
+                   val_f64(step), val_int(0)),
+               pair(a, val_f64(1.0), val_f64(0.0)));
+  /* 4 steps: 0+0+1+2+3, 1*2^4, 0+0+1+2+3 */
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "mixed_state", 1, val_int(4)),
+               pair(a, val_int(6), pair(a, val_f32(16.0f), val_f64(6.0))));
+  Value carried = f64s(a, 4, x);
+  Run r = run(text, CHECK_SOURCE, "carry", 1, carried);
+  EXPECT(r.ok && r.result.kind == V_TUPLE && r.result.elems[0].elems == carried.elems,
+         "the array passed through a fold is the argument itself");
+  EXPECT_VALUE(r, pair(a, carried, val_f64(1.5 - 2.0 + 0.25 + 3.0)));
+
+  /* fold-save: the state before each step, as f64, at [i*L, i*L+L) */
+  double tape[8] = {3.0, 0.0, 6.0, 0.0, 12.0, 1.0, 24.0, 3.0};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "saved", 2, val_f64(3.0), val_int(4)),
+               pair(a, pair(a, val_f64(48.0), val_int(6)), f64s(a, 8, tape)));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "saved", 2, val_f64(3.0), val_int(0)),
+               pair(a, pair(a, val_f64(3.0), val_int(0)), val_array(a, 0, NULL)));
+  double tape3[9] = {(double)0.1f, 0.5, 7.0, (double)(0.1f * 3.0f), 1.5, 6.0,
+                     (double)(0.1f * 3.0f * 3.0f), 2.5, 5.0};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "saved_nested", 2, val_f32(0.1f), val_int(3)),
+               pair(a, pair(a, val_f32(0.1f * 3.0f * 3.0f * 3.0f),
+                            pair(a, val_f64(3.5), val_int(4))),
+                    f64s(a, 9, tape3)));
+  double st[3] = {0.5, sin(0.5), sin(sin(0.5))};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "saved_scalar", 2, val_f64(0.5), val_int(3)),
+               pair(a, val_f64(sin(st[2])), f64s(a, 3, st)));
+  free(text);
+  arena_free(a);
+}
+
+static void test_interp_scatter_accum(void) {
+  Arena *a = arena_new();
+  char *text = corpus("scatter.ir");
+  double base[4] = {10, 20, 30, 40}, w[5] = {1, 2, 4, 8, 16};
+  int idx[5] = {3, 0, 3, 1, 3};
+  Value vbase = f64s(a, 4, base);
+  double hist[4] = {12, 28, 30, 61}; /* 40 + 1 + 4 + 16 */
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "histogram", 3, vbase, ints(a, 5, idx),
+                   f64s(a, 5, w)),
+               f64s(a, 4, hist));
+  EXPECT(vbase.elems[0].f == 10 && vbase.elems[3].f == 40, "scatter changed its base");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "counts", 4, vbase, ints(a, 4, (int[]){0, 0, 0, 0}),
+                   ints(a, 5, idx), f64s(a, 5, w)),
+               pair(a, f64s(a, 4, hist), ints(a, 4, (int[]){1, 1, 0, 3})));
+  double once[2] = {1, 2}, three[2] = {4, 2};
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "both", 1, f64s(a, 2, once)),
+               pair(a, f64s(a, 2, three), f64s(a, 2, once)));
+  idx[2] = 4;
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "histogram", 3, vbase, ints(a, 5, idx),
+                   f64s(a, 5, w)),
+               4, 31, "index 4 out of range for array of length 4");
+  idx[2] = -1;
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "histogram", 3, vbase, ints(a, 5, idx),
+                   f64s(a, 5, w)),
+               4, 31, "index -1 out of range for array of length 4");
+  free(text);
+
+  text = corpus("accum.ir");
+  double sp[3] = {0, 5.5, 0.5};
+  EXPECT_VALUE(run(text, CHECK_AD, "spread", 3, val_int(3), ints(a, 3, (int[]){1, 2, 1}),
+                   f64s(a, 3, (double[]){1.5, 0.5, 4.0})),
+               f64s(a, 3, sp));
+  /* accum adds in place: seen through the alias and by the caller */
+  Value buf = f64s(a, 3, (double[]){1, 2, 3});
+  EXPECT_VALUE(run(text, CHECK_AD, "alias", 1, buf), val_f64(4.75 + 4.75));
+  EXPECT(buf.elems[1].f == 4.75 && buf.elems[0].f == 1, "caller's array: %g",
+         buf.elems[1].f);
+  float halfs[3] = {0.5f, 0.5f, 0.5f};
+  EXPECT_VALUE(run(text, CHECK_AD, "alias32", 1, val_int(3)), f32s(a, 3, halfs));
+  EXPECT_ERROR(run(text, CHECK_AD, "alias", 1, f64s(a, 1, (double[]){1})), 11, 11,
+               "in 'alias': index 1 out of range for array of length 1");
+  EXPECT_ERROR(run(text, CHECK_AD, "placeholder", 1, val_f64(1.0)), 22, 12,
+               "zero array without a length");
+  free(text);
+
+  text = corpus("outputs.ir");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "scale", 3, f64s(a, 2, (double[]){1, -2}),
+                   val_f64(3.0), val_array(a, 2, NULL)),
+               pair(a, val_tuple(a, 0, NULL), f64s(a, 2, (double[]){3, -6})));
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "powers", 4, f64s(a, 2, (double[]){1.5, -2}),
+                   val_array(a, 2, NULL), val_int(3), ints(a, 3, (int[]){0, 0, 0})),
+               val_tuple(a, 3, (Value[]){val_f64(2.25 + 4), f64s(a, 2, (double[]){2.25, 4}),
+                                         ints(a, 3, (int[]){1, 1, 0})}));
+  free(text);
+  arena_free(a);
+}
+
+static void test_interp_array_errors(void) {
+  Arena *a = arena_new();
+  const char *text = "(def at f64 ((x (array f64)) (i int))\n"
+                     "  (let (n (len x))\n"
+                     "  (index x (add i n))))\n"
+                     "(def in_loop f64 ((x (array f64)))\n"
+                     "  (sum 5 (i) (index x i)))\n"
+                     "(def in_callee f64 ((x (array f64)))\n"
+                     "  (fold 3 0.0 (i s) (add s (call at x i))))\n";
+  Value x = f64s(a, 3, (double[]){1, 2, 3});
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "at", 2, x, val_int(-1)), val_f64(3));
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "at", 2, x, val_int(0)), 3, 3,
+               "in 'at': index 3 out of range for array of length 3");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "at", 2, x, val_int(-4)), 3, 3,
+               "index -1 out of range for array of length 3");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "in_loop", 1, x), 5, 14,
+               "in 'in_loop': index 3 out of range for array of length 3");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "in_callee", 1, x), 3, 3,
+               "in 'at': index 3 out of range");
+  /* Arguments of the wrong kind are refused at the call. */
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "at", 2, ints(a, 2, (int[]){1, 2}), val_int(0)),
+               0, 0, "argument 1 of 'at' has the wrong type");
+  EXPECT_ERROR(run(text, CHECK_SOURCE, "at", 2, val_f64(1), val_int(0)), 0, 0,
+               "argument 1 of 'at' has the wrong type");
+  arena_free(a);
+}
+
 /* --------------------------------------------------------------- scale */
 
 enum { BIG = 100000 };
@@ -760,12 +1198,106 @@ static void test_scale_deep_nesting(void) {
   free(text);
 }
 
+/* Resident memory in KiB, or -1 where /proc is missing. */
+static long resident_kib(void) {
+  FILE *in = fopen("/proc/self/statm", "r");
+  long size, resident;
+  bool ok = in && fscanf(in, "%ld %ld", &size, &resident) == 2;
+  if (in)
+    fclose(in);
+  return ok ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+/* Runs fname, checking the result, the time, and that memory did not grow
+ * by more than `max_growth_kib` while the result arena was still alive. */
+static void loop_case(const char *text, const char *fname, int nargs, const Value *args,
+                      Value want, long max_growth_kib) {
+  Module *m = parse_text(text, fname, CHECK_SOURCE);
+  if (!m)
+    return;
+  clock_t start = clock();
+  long before = resident_kib();
+  Arena *a = arena_new();
+  Value result;
+  Diag d;
+  bool ok = interp_call(m, a, fname, nargs, args, &result, &d);
+  long growth = resident_kib() - before;
+  double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+  EXPECT(ok && val_eq(&result, &want), "%s: %s", fname, ok ? "wrong value" : d.msg);
+  EXPECT(before < 0 || growth <= max_growth_kib, "%s: memory grew by %ld KiB", fname,
+         growth);
+  EXPECT(seconds < 30, "%s took %.1f s", fname, seconds);
+  arena_free(a);
+  module_free(m);
+}
+
+enum { HUGE_LOOP = 10000000, LONG_LOOP = 1000000 };
+
+static void test_scale_loops(void) {
+  /* 10^7 iterations, scalar state */
+  double total = 0.0;
+  for (int i = 0; i < HUGE_LOOP; i++)
+    total += (double)i * 0.5;
+  loop_case("(def s f64 ((n int)) (sum n (i) (let (x (to_f64 i)) (mul x 0.5))))", "s", 1,
+            (Value[]){val_int(HUGE_LOOP)}, val_f64(total), 16 * 1024);
+
+  /* tuple states: no memory per iteration */
+  double acc = 0.0, prod = 1.0;
+  for (int i = 0; i < LONG_LOOP; i++) {
+    acc += (double)i;
+    prod *= 1.0000001;
+  }
+  Arena *a = arena_new();
+  Value want = pair(a, val_f64(acc), pair(a, val_f64(prod), val_int(LONG_LOOP)));
+  loop_case("(def f (tuple f64 (tuple f64 int)) ((n int))\n"
+            "  (fold n (tuple 0.0 (tuple 1.0 0)) (i s)\n"
+            "    (let (x (to_f64 i))\n"
+            "    (tuple (add (get 0 s) x)\n"
+            "           (tuple (mul (get 0 (get 1 s)) 1.0000001) (add (get 1 (get 1 s)) 1))))))",
+            "f", 1, (Value[]){val_int(LONG_LOOP)}, want, 16 * 1024);
+  loop_case("(def t (tuple f64 int) ((n int))\n"
+            "  (sum n (i) (let (x (to_f64 i)) (tuple x 1))))",
+            "t", 1, (Value[]){val_int(LONG_LOOP)}, pair(a, val_f64(acc), val_int(LONG_LOOP)),
+            16 * 1024);
+
+  /* an array state rebuilt by every iteration: 4 KiB each without reuse */
+  loop_case("(def fa f64 ((n int) (m int))\n"
+            "  (get 1 (fold n (tuple (build m (j) 0.0) 0.0) (i s)\n"
+            "    (let (a (build m (j) (add (index (get 0 s) j) 1.0)))\n"
+            "    (tuple a (index a 0))))))",
+            "fa", 2, (Value[]){val_int(50000), val_int(100)}, val_f64(50000.0), 32 * 1024);
+
+  /* a body that is a long let chain */
+  enum { LETS = 20000, ROUNDS = 50 };
+  size_t cap = (size_t)LETS * 48 + 256, len = 0;
+  char *text = malloc(cap);
+  len += (size_t)sprintf(text + len, "(def lc f64 ((n int) (x f64)) (sum n (i)\n"
+                                     "  (let (v0 (add x (to_f64 i)))\n");
+  for (int k = 1; k < LETS; k++)
+    len += (size_t)sprintf(text + len, "  (let (v%d (%s v%d x))\n", k,
+                           k % 2 ? "mul" : "sub", k - 1);
+  len += (size_t)sprintf(text + len, "  v%d", LETS - 1);
+  memset(text + len, ')', LETS + 2);
+  text[len + LETS + 2] = '\0';
+  double x = 0.999, sum = 0.0;
+  for (int i = 0; i < ROUNDS; i++) {
+    double v = x + (double)i;
+    for (int k = 1; k < LETS; k++)
+      v = k % 2 ? v * x : v - x;
+    sum += v;
+  }
+  loop_case(text, "lc", 2, (Value[]){val_int(ROUNDS), val_f64(x)}, val_f64(sum), 64 * 1024);
+  free(text);
+  arena_free(a);
+}
+
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 1;
   CU_pSuite text = CU_add_suite("ir text", NULL, NULL);
   CU_add_test(text, "corpus round trip", test_corpus_round_trip);
   CU_add_test(text, "corpus covers every primitive", test_corpus_covers_primitives);
+  CU_add_test(text, "corpus covers every form", test_corpus_covers_forms);
   CU_add_test(text, "bad corpus errors", test_bad_corpus);
   CU_add_test(text, "printer layout", test_print_exact);
   CU_add_test(text, "printer width", test_print_width);
@@ -776,13 +1308,21 @@ int main(void) {
   CU_add_test(check, "lcall type", test_check_lcall_type);
   CU_add_test(check, "scoping", test_check_scope);
   CU_add_test(check, "modes", test_check_modes);
+  CU_add_test(check, "loops", test_check_loops);
+  CU_add_test(check, "loop scoping", test_check_loop_scope);
+  CU_add_test(check, "parameter classes", test_check_classes);
   CU_pSuite interp = CU_add_suite("ir interp", NULL, NULL);
   CU_add_test(interp, "corpus programs", test_interp_corpus);
   CU_add_test(interp, "f32 rounding", test_interp_f32);
   CU_add_test(interp, "math functions", test_interp_math);
   CU_add_test(interp, "run-time errors", test_interp_errors);
+  CU_add_test(interp, "arrays", test_interp_arrays);
+  CU_add_test(interp, "folds", test_interp_folds);
+  CU_add_test(interp, "scatter and accum", test_interp_scatter_accum);
+  CU_add_test(interp, "array errors", test_interp_array_errors);
   CU_pSuite scale = CU_add_suite("ir scale", NULL, NULL);
   CU_add_test(scale, "100000 nested lets", test_scale_long_let_chain);
   CU_add_test(scale, "100000 nested operations", test_scale_deep_nesting);
+  CU_add_test(scale, "long loops", test_scale_loops);
   return support_run_all();
 }
