@@ -69,6 +69,18 @@ static Expr *anf_rhs(Anf *s, Expr *e, Bindings *out) {
   if (expr_is_atom(e))
     return rename_atom(s, e);
   Expr *n = ex_clone_shallow(s->a, e);
+  if (expr_is_loop(e)) {
+    for (int i = 0; i < e->nargs; i++)
+      n->args[i] = anf_atom(s, e->args[i], out);
+    n->var = fresh_var(s, e->var->name, ty_int());
+    varmap_put(&s->rename, e->var, n->var);
+    if (e->var2) {
+      n->var2 = fresh_var(s, e->var2->name, e->var2->type ? e->var2->type : e->args[1]->type);
+      varmap_put(&s->rename, e->var2, n->var2);
+    }
+    n->body = anf_block(s, e->body);
+    return n;
+  }
   if (e->kind == E_IF) {
     n->args[0] = anf_atom(s, e->args[0], out);
     n->args[1] = anf_block(s, e->args[1]);

@@ -6,7 +6,10 @@
  * binding becomes a use of the earlier variable. Scopes follow `if`
  * branches, so a value bound in one branch is never used outside it. `add`
  * and `mul` are commutative in IEEE arithmetic, so their operands are put
- * in a canonical order first. All operations are pure, calls included. */
+ * in a canonical order first. Operations are pure, calls included; array
+ * reads are left alone because cotangent buffers change under E_ACCUM (and
+ * the C compiler merges reads of const arrays itself), and loops,
+ * allocations and effects are never merged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +81,13 @@ static bool same_rhs(const Expr *x, const Expr *y) {
 
 static bool cse_candidate(const Expr *rhs) {
   switch (rhs->kind) {
+  case E_CALL: /* a backpropagator adds into buffers: each call counts */
+    for (int i = 0; i < rhs->nargs; i++)
+      if (rhs->args[i]->type && rhs->args[i]->type->kind == TY_ARRAY &&
+          strstr(rhs->name, "$bwd"))
+        return false;
+    /* fall through */
   case E_PRIM:
-  case E_CALL:
   case E_TUPLE:
   case E_GET:
     for (int i = 0; i < rhs->nargs; i++)
@@ -173,6 +181,8 @@ static Expr *cse_rhs(Cse *s, Expr *rhs) {
   }
   for (int i = 0; i < rhs->nargs; i++)
     n->args[i] = resolve(s, rhs->args[i]);
+  if (expr_is_loop(rhs)) /* the body is a scope: its values stay inside */
+    n->body = cse_block(s, rhs->body);
   canonical_order(n);
   return n;
 }

@@ -6,6 +6,7 @@
  * fields: this drops the residuals of branches that the optimised reverse
  * sweep no longer reads, and then the computations that produced them. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad/ad.h"
 #include "ad/util.h"
@@ -13,6 +14,7 @@
 typedef struct Dce {
   Arena *a;
   VarMap live;       /* Var -> non-NULL when used */
+  VarMap bound;      /* every Var bound inside the function */
   VarMap field_use;  /* Var bound by a tuple-typed if -> bool[] of used fields */
   VarMap whole_use;  /* such Var -> non-NULL if used other than by `get` */
 } Dce;
@@ -22,33 +24,99 @@ static void mark_live(Var *v, void *ctx) {
   varmap_put(&s->live, v, v);
 }
 
-static Expr *dce_block(Dce *s, Expr *e);
+static Expr *dce_block(Dce *s, Expr *e, bool *effects);
 
-static Expr *dce_rhs(Dce *s, Expr *rhs) {
-  if (rhs->kind != E_IF) {
-    expr_visit_vars(rhs, mark_live, s);
+/* An accumulation matters when its buffer is read later (already marked,
+ * since the walk is backwards) or belongs to the caller (a parameter). */
+static bool accum_matters(Dce *s, Expr *rhs) {
+  Expr *buf = rhs->args[0];
+  return buf->kind == E_VAR && (varmap_has(&s->live, buf->var) || !varmap_has(&s->bound, buf->var));
+}
+
+/* A callee's backpropagator adds into the array buffers it is given. */
+static bool is_bwd_with_buffers(const Expr *rhs) {
+  if (rhs->kind != E_CALL)
+    return false;
+  size_t n = strlen(rhs->name);
+  if (n < 4 || strcmp(rhs->name + n - 4, "$bwd") != 0)
+    return false;
+  for (int i = 1; i < rhs->nargs; i++)
+    if (rhs->args[i]->type && rhs->args[i]->type->kind == TY_ARRAY)
+      return true;
+  return false;
+}
+
+static bool buffers_matter(Dce *s, Expr *rhs) {
+  for (int i = 1; i < rhs->nargs; i++) {
+    Expr *b = rhs->args[i];
+    if (b->kind == E_VAR && b->type->kind == TY_ARRAY &&
+        (varmap_has(&s->live, b->var) || !varmap_has(&s->bound, b->var)))
+      return true;
+  }
+  return false;
+}
+
+/* Cleans the nested blocks of rhs; *effects tells whether what is left
+ * still has an effect that matters (then it stays even if unused). */
+static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
+  *effects = false;
+  if (rhs->kind == E_ACCUM) {
+    *effects = accum_matters(s, rhs);
     return rhs;
   }
+  if (is_bwd_with_buffers(rhs)) {
+    *effects = buffers_matter(s, rhs);
+    return rhs;
+  }
+  if (rhs->kind != E_IF && !expr_is_loop(rhs))
+    return rhs;
   Expr *n = ex_clone_shallow(s->a, rhs);
-  n->args[1] = dce_block(s, rhs->args[1]);
-  n->args[2] = dce_block(s, rhs->args[2]);
-  expr_visit_vars(n, mark_live, s);
+  if (rhs->kind == E_IF) {
+    bool e1, e2;
+    n->args[1] = dce_block(s, rhs->args[1], &e1);
+    n->args[2] = dce_block(s, rhs->args[2], &e2);
+    *effects = e1 || e2;
+  } else {
+    n->body = dce_block(s, rhs->body, effects);
+  }
   return n;
 }
 
-static Expr *dce_block(Dce *s, Expr *e) {
+static void note_binders(Dce *s, Expr *e) {
+  for (; e->kind == E_LET; e = e->body) {
+    varmap_put(&s->bound, e->var, e->var);
+    note_binders(s, e->args[0]);
+  }
+  for (int i = 0; i < e->nargs; i++)
+    note_binders(s, e->args[i]);
+  if (expr_is_loop(e))
+    note_binders(s, e->body);
+}
+
+static Expr *dce_block(Dce *s, Expr *e, bool *effects) {
   Bindings in;
   bindings_of(s->a, e, &in);
   expr_visit_vars(in.result, mark_live, s);
   int n = in.vars.len;
   bool *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
   Expr **rhss = calloc((size_t)(n ? n : 1), sizeof *rhss);
+  *effects = false;
   for (int i = n - 1; i >= 0; i--) {
     Var *x = in.vars.items[i];
-    if (!varmap_has(&s->live, x))
+    Expr *rhs = in.rhss.items[i];
+    bool used = varmap_has(&s->live, x);
+    bool may_effect = rhs->kind == E_ACCUM || rhs->kind == E_IF || expr_is_loop(rhs) ||
+                      is_bwd_with_buffers(rhs);
+    if (!used && !may_effect)
+      continue;
+    bool eff;
+    Expr *r = dce_rhs(s, rhs, &eff);
+    if (!used && !eff)
       continue;
     keep[i] = true;
-    rhss[i] = dce_rhs(s, in.rhss.items[i]);
+    rhss[i] = r;
+    *effects = *effects || eff;
+    expr_visit_vars(r, mark_live, s);
   }
   Bindings out = {0};
   for (int i = 0; i < n; i++)
@@ -94,6 +162,10 @@ static void scan_uses(Dce *s, Expr *e) {
         note_whole(rhs->args[0]->var, s);
       scan_uses(s, rhs->args[1]);
       scan_uses(s, rhs->args[2]);
+    } else if (expr_is_loop(rhs)) {
+      for (int k = 0; k < rhs->nargs; k++)
+        expr_visit_vars(rhs->args[k], note_whole, s);
+      scan_uses(s, rhs->body);
     } else {
       expr_visit_vars(rhs, note_whole, s);
     }
@@ -131,6 +203,11 @@ static Expr *narrow_block(Dce *s, Expr *e, const bool *used, Type *narrowed) {
 static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed);
 
 static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed) {
+  if (expr_is_loop(rhs)) {
+    Expr *n = ex_clone_shallow(s->a, rhs);
+    n->body = narrow_ifs(s, rhs->body, changed);
+    return n;
+  }
   if (rhs->kind == E_IF) {
     Expr *n = ex_clone_shallow(s->a, rhs);
     n->args[1] = narrow_ifs(s, rhs->args[1], changed);
@@ -186,8 +263,11 @@ static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed) {
 Expr *dce_expr(Module *m, Expr *e) {
   for (int round = 0; round < 8; round++) {
     Dce s = {.a = m->arena};
-    e = dce_block(&s, e);
+    note_binders(&s, e);
+    bool effects;
+    e = dce_block(&s, e, &effects);
     varmap_free(&s.live);
+    varmap_free(&s.bound);
     scan_uses(&s, e);
     bool changed = false;
     e = narrow_ifs(&s, e, &changed);

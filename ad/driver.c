@@ -25,6 +25,12 @@ static void reserve_binders(NameSet *names, Expr *e) {
   }
   for (int i = 0; i < e->nargs; i++)
     reserve_binders(names, e->args[i]);
+  if (expr_is_loop(e)) {
+    nameset_reserve(names, e->var->name);
+    if (e->var2)
+      nameset_reserve(names, e->var2->name);
+    reserve_binders(names, e->body);
+  }
 }
 
 static void dump_func(const AdOptions *opt, const char *stage, const Func *f) {
@@ -77,8 +83,10 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     nameset_reserve(&names, f->params[i]->name);
   reserve_binders(&names, fa->body);
   Func *fwd = ad_forward(m, fa, &names);
-  Func *rev = ad_reverse(m, fa, &names);
+  Func *rev = ad_reverse(m, fa, &names, err);
   nameset_free(&names);
+  if (!rev)
+    return false;
 
   bool ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
   dump_func(opt, "forward derivative with linear maps", fwd);
@@ -86,8 +94,11 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   ok = ok && check_stage(m, rev, CHECK_AD, "reverse CHAD", err);
   dump_func(opt, "reverse derivative with linear maps", rev);
   ok = ok && optimise(m, rev, opt, err);
-  ok = ok && ad_split(m, f, rev, err);
   if (!ok)
+    return false;
+  if (func_num_outputs(f))
+    return true; /* callers cannot take output arrays yet: no halves needed */
+  if (!ad_split(m, f, rev, err))
     return false;
   Func *aug = module_find(m, ad_name(m, f->name, "aug"));
   Func *bwd = module_find(m, ad_name(m, f->name, "bwd"));

@@ -82,6 +82,12 @@ static Expr *flatten_block(Flat *s, Expr *e) {
   for (int i = 0; i < in.vars.len; i++) {
     Var *x = in.vars.items[i];
     Expr *rhs = in.rhss.items[i];
+    if (expr_is_loop(rhs)) {
+      Expr *n = ex_clone_shallow(s->a, rhs);
+      n->body = flatten_block(s, rhs->body);
+      bindings_push(s->a, &out, x, n);
+      continue;
+    }
     if (rhs->kind != E_IF) {
       bindings_push(s->a, &out, x, rhs);
       continue;

@@ -55,13 +55,19 @@ static const char *dname(Fwd *s, Var *x) {
   return arena_printf(s->a, "d%s", x->name);
 }
 
+/* Binds the tangent of x; its type is x's tangent type. */
+static void bind_tangent(Fwd *s, Bindings *out, Var *x, Expr *rhs) {
+  if (!rhs->type)
+    rhs->type = type_tangent(s->a, x->type);
+  set_tangent(s, x, bind(s, out, dname(s, x), rhs));
+}
+
 static void fwd_prim(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   bindings_push(s->a, out, x, rhs);
   Type *t = rhs->type;
   if (rhs->op == P_TO_F64 || rhs->op == P_TO_F32) {
     if (type_is_float(rhs->args[0]->type) && has_tangent(s, rhs->args[0]))
-      set_tangent(s, x, bind(s, out, dname(s, x),
-                             ex_prim1(s->a, rhs->op, tangent_of(s, rhs->args[0]))));
+      bind_tangent(s, out, x, ex_prim1(s->a, rhs->op, tangent_of(s, rhs->args[0])));
     return;
   }
   if (!deriv_is_smooth(rhs->op, t))
@@ -80,8 +86,10 @@ static void fwd_prim(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   Expr *dt = ex_tuple(s->a, n, dargs);
   Expr *app = ex_lin(s->a, E_LAPPLY, 2, (Expr *[]){jac, dt});
   app->type = t;
-  set_tangent(s, x, bind(s, out, dname(s, x), app));
+  bind_tangent(s, out, x, app);
 }
+
+static Expr *tangent_value(Fwd *s, Expr *atom);
 
 static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   Func *g = module_find(s->m, rhs->name);
@@ -93,7 +101,7 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   for (int i = 0; i < rhs->nargs; i++) {
     ptrvec_push(s->a, &args, rhs->args[i]);
     if (type_is_active(g->params[i]->type))
-      ptrvec_push(s->a, &args, tangent_of(s, rhs->args[i]));
+      ptrvec_push(s->a, &args, tangent_value(s, rhs->args[i]));
   }
   Expr *call = ex_call(s->a, ad_name(s->m, g->name, "fwd"), args.len,
                        (Expr **)args.items);
@@ -101,7 +109,9 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   call->loc = rhs->loc;
   Expr *pair = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), call);
   bindings_push(s->a, out, x, ex_get(s->a, 0, pair));
-  set_tangent(s, x, bind(s, out, dname(s, x), ex_get(s->a, 1, pair)));
+  Expr *dx = ex_get(s->a, 1, pair);
+  dx->type = type_tangent(s->a, rhs->type);
+  bind_tangent(s, out, x, dx);
 }
 
 static void fwd_tuple(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
@@ -116,8 +126,7 @@ static void fwd_tuple(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     }
   }
   if (any)
-    set_tangent(s, x, bind(s, out, dname(s, x),
-                           ex_tuple(s->a, parts.len, (Expr **)parts.items)));
+    bind_tangent(s, out, x, ex_tuple(s->a, parts.len, (Expr **)parts.items));
 }
 
 /* Position of field i among the active fields of a tuple type. */
@@ -134,7 +143,7 @@ static void fwd_get(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   if (!type_is_active(rhs->type) || !has_tangent(s, tup))
     return;
   int k = active_index(tup->type, rhs->index);
-  set_tangent(s, x, bind(s, out, dname(s, x), ex_get(s->a, k, tangent_of(s, tup))));
+  bind_tangent(s, out, x, ex_get(s->a, k, tangent_of(s, tup)));
 }
 
 /* Each branch returns (value, tangent); the tangent may be a structural
@@ -157,11 +166,160 @@ static void fwd_if(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   iff->loc = rhs->loc;
   Expr *pair = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), iff);
   bindings_push(s->a, out, x, ex_get(s->a, 0, pair));
-  set_tangent(s, x, bind(s, out, dname(s, x), ex_get(s->a, 1, pair)));
+  bind_tangent(s, out, x, ex_get(s->a, 1, pair));
+}
+
+/* ----------------------------------------------------- arrays and loops */
+
+/* A tangent that must exist at run time: a structurally zero array
+ * becomes an array of zeros as long as its primal. */
+static Expr *tangent_value(Fwd *s, Expr *atom) {
+  Expr *t = tangent_of(s, atom);
+  if (!t || t->kind != E_ZERO || atom->type->kind != TY_ARRAY)
+    return t;
+  Var *k = var_new(s->a, "k", ty_int());
+  return ex_build(s->a, ex_len(s->a, atom), k, ex_const(s->a, atom->type->elem, 0));
+}
+
+static void fwd_index(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  Expr *arr = rhs->args[0];
+  if (type_is_float(rhs->type) && has_tangent(s, arr))
+    bind_tangent(s, out, x, ex_index(s->a, tangent_of(s, arr), rhs->args[1]));
+}
+
+/* The scalar leaves of a value of tuple-or-scalar type, as projections. */
+static void leaves(Fwd *s, Expr *atom, Type *t, PtrVec *out) {
+  if (t->kind != TY_TUPLE) {
+    ptrvec_push(s->a, out, atom);
+    return;
+  }
+  for (int i = 0; i < t->n; i++)
+    leaves(s, atom->kind == E_ZERO ? ex_zero(s->a, t->elems[i]) : ex_get(s->a, i, atom),
+           t->elems[i], out);
+}
+
+/* Body result for build and sum: the flat tuple (primal leaves, tangent
+ * leaves), since those loop forms take tuples of scalars. */
+static Expr *pair_leaves(Fwd *s, Expr *r, Expr *dr, int *nprimal) {
+  PtrVec ls = {0};
+  leaves(s, r, r->type, &ls);
+  *nprimal = ls.len;
+  leaves(s, dr, type_tangent(s->a, r->type), &ls);
+  return ex_tuple(s->a, ls.len, (Expr **)ls.items);
+}
+
+/* Rebuilds (value, tangent) from the flat results of a build or sum. */
+static void unpair(Fwd *s, Var *x, Expr *pair, int nprimal, int ntotal, Bindings *out) {
+  Type *t = x->type;
+  Expr *value;
+  if (t->kind == TY_TUPLE) {
+    Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(nprimal ? nprimal : 1));
+    for (int i = 0; i < nprimal; i++)
+      parts[i] = ex_get(s->a, i, pair);
+    value = ex_tuple(s->a, nprimal, parts);
+  } else {
+    value = ex_get(s->a, 0, pair);
+  }
+  bindings_push(s->a, out, x, value);
+  int nt = ntotal - nprimal;
+  Expr *tan;
+  Type *tt = type_tangent(s->a, t);
+  if (tt->kind == TY_TUPLE) {
+    Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(nt ? nt : 1));
+    for (int i = 0; i < nt; i++)
+      parts[i] = ex_get(s->a, nprimal + i, pair);
+    tan = ex_tuple(s->a, nt, parts);
+  } else {
+    tan = ex_get(s->a, nprimal, pair);
+  }
+  tan->type = tt;
+  bind_tangent(s, out, x, tan);
+}
+
+/* build and sum: one loop computes the values and their tangents. */
+static void fwd_build_sum(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  Bindings b = {0};
+  Expr *r = fwd_block(s, rhs->body, &b);
+  if (!has_tangent(s, r)) {
+    bindings_push(s->a, out, x, rhs); /* the loop computes no tangent */
+    return;
+  }
+  int np;
+  Expr *body = bindings_build(s->a, &b, pair_leaves(s, r, tangent_of(s, r), &np));
+  Expr *loop = rhs->kind == E_BUILD ? ex_build(s->a, rhs->args[0], rhs->var, body)
+                                    : ex_sum(s->a, rhs->args[0], rhs->var, body);
+  loop->loc = rhs->loc;
+  loop->type = NULL; /* the checker types the flat result */
+  Var *p = var_new(s->a, nameset_fresh(s->names, s->a, arena_printf(s->a, "%s_fwd", x->name)), NULL);
+  bindings_push(s->a, out, p, loop);
+  int ntotal = np + (type_tangent(s->a, r->type)->kind == TY_TUPLE
+                         ? type_tangent(s->a, r->type)->n : 1);
+  unpair(s, x, ex_var(s->a, p), np, ntotal, out);
+}
+
+static void fwd_fold(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  if (!type_is_active(rhs->type)) {
+    bindings_push(s->a, out, x, rhs);
+    return;
+  }
+  Type *st = rhs->args[1]->type, *dt = type_tangent(s->a, st);
+  Type *pt = ty_tuple2(s->a, st, dt);
+  Var *ps = var_new(s->a, nameset_fresh(s->names, s->a, "st"), pt);
+  Bindings b = {0};
+  bindings_push(s->a, &b, rhs->var2, ex_get(s->a, 0, ex_var(s->a, ps)));
+  Expr *ds = bind(s, &b, dname(s, rhs->var2), ex_get(s->a, 1, ex_var(s->a, ps)));
+  set_tangent(s, rhs->var2, ds);
+  Expr *r = fwd_block(s, rhs->body, &b);
+  Expr *body = bindings_build(s->a, &b, ex_tuple(s->a, 2, (Expr *[]){r, tangent_of(s, r)}));
+  Expr *init = ex_tuple(s->a, 2, (Expr *[]){rhs->args[1], tangent_of(s, rhs->args[1])});
+  Expr *loop = ex_fold(s->a, rhs->args[0], init, rhs->var, ps, body);
+  loop->type = pt;
+  loop->loc = rhs->loc;
+  Expr *pair = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), loop);
+  bindings_push(s->a, out, x, ex_get(s->a, 0, pair));
+  bind_tangent(s, out, x, ex_get(s->a, 1, pair));
+}
+
+/* scatter over (base, dbase) adding (v, dv): one loop for both. */
+static void fwd_scatter(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  Bindings b = {0};
+  Expr *r = fwd_block(s, rhs->body, &b); /* r is the pair (idx, v) */
+  Expr *base = rhs->args[0];
+  bool dv = has_tangent(s, r), db = has_tangent(s, base);
+  if (!dv && !db) {
+    bindings_push(s->a, out, x, rhs);
+    return;
+  }
+  Expr *idx = ex_get(s->a, 0, r), *v = ex_get(s->a, 1, r);
+  Expr *tv = tangent_of(s, r);
+  Expr *dvv = tv->kind == E_ZERO ? ex_const(s->a, rhs->type->elem, 0) : ex_get(s->a, 0, tv);
+  Expr *pair = ex_tuple(s->a, 2, (Expr *[]){v, dvv});
+  Expr *body = bindings_build(s->a, &b, ex_tuple(s->a, 2, (Expr *[]){idx, pair}));
+  Expr *bases = ex_tuple(s->a, 2, (Expr *[]){base, tangent_value(s, base)});
+  Expr *loop = ex_scatter(s->a, bases, rhs->args[1], rhs->var, body);
+  loop->type = ty_tuple2(s->a, rhs->type, rhs->type);
+  loop->loc = rhs->loc;
+  Expr *p = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), loop);
+  bindings_push(s->a, out, x, ex_get(s->a, 0, p));
+  bind_tangent(s, out, x, ex_get(s->a, 1, p));
 }
 
 static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   switch (rhs->kind) {
+  case E_INDEX:
+    fwd_index(s, x, rhs, out);
+    return;
+  case E_BUILD:
+  case E_SUM:
+    fwd_build_sum(s, x, rhs, out);
+    return;
+  case E_FOLD:
+    fwd_fold(s, x, rhs, out);
+    return;
+  case E_SCATTER:
+    fwd_scatter(s, x, rhs, out);
+    return;
   case E_VAR:
     bindings_push(s->a, out, x, rhs);
     if (has_tangent(s, rhs))

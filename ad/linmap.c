@@ -146,7 +146,8 @@ static Expr *simplify_map(Lin *s, Expr *m) {
   }
   case E_LCALL: {
     Expr *n = ex_clone_shallow(s->a, m);
-    n->args[0] = elim(s, m->args[0]);
+    for (int i = 0; i < m->nargs; i++)
+      n->args[i] = elim(s, m->args[i]);
     return n;
   }
   default:
@@ -212,10 +213,14 @@ static Expr *apply(Lin *s, Expr *m, Expr *v) {
   }
   case E_LPLUS: /* (m1 (+) m2) v = m1 v + m2 v */
     return plus(s, apply(s, m->args[0], v), apply(s, m->args[1], v));
-  case E_LCALL: { /* the callee's backpropagator: g$bwd(residual, v) */
+  case E_LCALL: { /* the callee's backpropagator: g$bwd(residual, v, buffers) */
     Func *bwd = module_find(s->m, ad_name(s->m, m->name, "bwd"));
-    Expr *call = ex_call(s->a, ad_name(s->m, m->name, "bwd"), 2,
-                         (Expr *[]){m->args[0], v});
+    Expr **args = arena_alloc(s->a, sizeof(Expr *) * (size_t)(m->nargs + 1));
+    args[0] = m->args[0];
+    args[1] = v;
+    for (int i = 1; i < m->nargs; i++)
+      args[i + 1] = m->args[i];
+    Expr *call = ex_call(s->a, ad_name(s->m, m->name, "bwd"), m->nargs + 1, args);
     call->type = bwd ? bwd->ret : cod;
     call->loc = m->loc;
     return call;
@@ -240,6 +245,14 @@ static Expr *elim_node(Lin *s, Expr *e) {
       if (!n)
         n = ex_clone_shallow(s->a, e);
       n->args[i] = arg;
+    }
+  }
+  if (expr_is_loop(e)) {
+    Expr *body = elim(s, e->body);
+    if (body != e->body) {
+      if (!n)
+        n = ex_clone_shallow(s->a, e);
+      n->body = body;
     }
   }
   return n ? n : e;

@@ -60,15 +60,31 @@ typedef struct Rev {
   VarMap call_tape; /* Var x bound by a call -> atom of the callee's tape */
   VarMap if_rev;    /* Var x bound by an if -> IfRev* */
   NameSet *names;   /* names in use: new variables get fresh ones */
+  VarMap bufs;      /* array-valued Var -> its cotangent buffer: an atom, or
+                       for a tuple of arrays a tuple of atoms (NULL where
+                       the field is inactive) */
+  VarMap fold_tape; /* Var bound by a fold -> atom of its saved states */
+  VarMap uses;      /* Var -> number of references in the function */
+  Diag *err;
+  bool failed;
 } Rev;
 
+static void fail(Rev *s, Loc loc, const char *what) {
+  if (!s->failed)
+    diag_set(s->err, loc, "%s", what);
+  s->failed = true;
+}
+
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse);
+static Expr *buf_of(Rev *s, Expr *atom);
 
 /* --------------------------------------------------------- contributions */
 
 static void add_contrib(Rev *s, Expr *atom, int field, Expr *ct) {
   if (atom->kind != E_VAR || !type_is_active(atom->type) || !ct)
     return;
+  if (atom->type->kind == TY_ARRAY)
+    return; /* arrays receive cotangents in their buffers (E_ACCUM) */
   if (ct->kind == E_ZERO)
     return;
   Var *v = atom->var;
@@ -278,8 +294,25 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   varmap_put(&s->if_rev, x, info);
 }
 
+/* A fold whose state is active runs as fold-save: the reverse loop reads
+ * the state before each step back from the tape. */
+static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  if (!type_is_active(rhs->type)) {
+    bindings_push(s->a, primal, x, rhs);
+    return;
+  }
+  Expr *save = ex_foldsave(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, rhs->body);
+  save->loc = rhs->loc;
+  Expr *p = bind(s, primal, arena_printf(s->a, "%s_save", x->name), save);
+  bindings_push(s->a, primal, x, ex_get(s->a, 0, p));
+  Expr *tape = bind(s, primal, arena_printf(s->a, "%s_tape", x->name), ex_get(s->a, 1, p));
+  varmap_put(&s->fold_tape, x, tape);
+}
+
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (rhs->kind == E_CALL)
+  if (rhs->kind == E_FOLD)
+    primal_fold(s, x, rhs, primal);
+  else if (rhs->kind == E_CALL)
     primal_call(s, x, rhs, primal);
   else if (rhs->kind == E_IF)
     primal_if(s, x, rhs, primal);
@@ -324,12 +357,31 @@ static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   if (!tape)
     return; /* inactive result: no cotangent flows through the call */
   Func *g = module_find(s->m, rhs->name);
-  Expr *bp = ex_lcall(s->a, g->name, tape);
+  if (func_num_outputs(g)) {
+    fail(s, rhs->loc, "calls to functions with output arrays cannot be differentiated yet");
+    return;
+  }
+  /* The backpropagator takes the residual and, for each active array
+   * argument, the caller's buffer, which it adds into in place. */
+  PtrVec args = {0};
+  ptrvec_push(s->a, &args, tape);
+  for (int i = 0; i < g->nparams; i++) {
+    if (func_param_class(g, i) != PARAM_IN_ARRAY || !type_is_active(g->params[i]->type))
+      continue;
+    Expr *h = buf_of(s, rhs->args[i]);
+    if (!h) {
+      fail(s, rhs->loc, "internal error: array argument without a cotangent buffer");
+      return;
+    }
+    ptrvec_push(s->a, &args, h);
+  }
+  Expr *bp = ex_lin(s->a, E_LCALL, args.len, (Expr **)args.items);
+  bp->name = g->name;
   Expr *app = ex_lin(s->a, E_LAPPLY, 2, (Expr *[]){bp, ct});
   Expr *c = bind(s, out, arena_printf(s->a, "%s_b", g->name), app);
   int k = 0;
   for (int i = 0; i < g->nparams; i++)
-    if (type_is_active(g->params[i]->type))
+    if (func_param_class(g, i) == PARAM_ACTIVE_SCALAR)
       add_contrib(s, rhs->args[i], -1, ex_get(s->a, k++, c));
 }
 
@@ -364,6 +416,290 @@ static void backprop_if(Rev *s, Var *x, Expr *ct, Bindings *out) {
     add_contrib(s, ex_var(s->a, all.items[i]), -1, ex_get(s->a, i, rc));
 }
 
+/* ------------------------------------------------------ arrays, loops */
+
+static bool has_active_array(const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return type_is_float(t->elem);
+  if (t->kind == TY_TUPLE && !t->name)
+    for (int i = 0; i < t->n; i++)
+      if (has_active_array(t->elems[i]))
+        return true;
+  return false;
+}
+
+static Expr *buf_of(Rev *s, Expr *atom) {
+  return atom->kind == E_VAR ? varmap_get(&s->bufs, atom->var) : NULL;
+}
+
+/* A fresh zeroed buffer as long as the array `arr`. */
+static Expr *alloc_like(Rev *s, Bindings *out, Expr *arr, const char *name) {
+  return bind(s, out, name, ex_alloc(s->a, arr->type, ex_len(s->a, arr)));
+}
+
+static int count_uses(Rev *s, Var *v) {
+  return (int)(long)varmap_get(&s->uses, v);
+}
+
+/* Gives every active array bound in this block its cotangent buffer before
+ * the reverse sweep starts (contributions arrive while the sweep runs).
+ * Walks backwards so that a scatter's base, used only there, can share the
+ * scatter's buffer, since the base's cotangent is exactly the result's. */
+static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
+  for (int i = b->vars.len - 1; i >= 0; i--) {
+    Var *x = b->vars.items[i];
+    Expr *rhs = b->rhss.items[i];
+    if (!has_active_array(x->type))
+      continue;
+    if (!varmap_get(&s->bufs, x)) {
+      switch (rhs->kind) {
+      case E_BUILD:
+      case E_SCATTER:
+        if (x->type->kind == TY_ARRAY) {
+          varmap_put(&s->bufs, x, alloc_like(s, reverse, ex_var(s->a, x), bname(s, x)));
+        } else {
+          Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)x->type->n);
+          for (int j = 0; j < x->type->n; j++) {
+            Expr *field = ex_get(s->a, j, ex_var(s->a, x));
+            if (has_active_array(x->type->elems[j]))
+              parts[j] = alloc_like(s, reverse, field, bname(s, x));
+          }
+          /* a handle, not a value: fields may be NULL (inactive) */
+          varmap_put(&s->bufs, x, ex_lin(s->a, E_TUPLE, x->type->n, parts));
+        }
+        break;
+      case E_VAR:
+      case E_GET:
+      case E_TUPLE:
+        break; /* aliases: resolved below, once the source has a buffer */
+      default:
+        fail(s, rhs->loc, "arrays computed by this construct cannot be differentiated yet");
+        return;
+      }
+    }
+    if (rhs->kind == E_SCATTER && rhs->args[0]->kind == E_VAR &&
+        count_uses(s, rhs->args[0]->var) == 1)
+      varmap_put(&s->bufs, rhs->args[0]->var, varmap_get(&s->bufs, x));
+  }
+  for (int i = 0; i < b->vars.len; i++) {
+    Var *x = b->vars.items[i];
+    Expr *rhs = b->rhss.items[i];
+    if (!has_active_array(x->type) || varmap_get(&s->bufs, x))
+      continue;
+    Expr *src = NULL;
+    if (rhs->kind == E_TUPLE) {
+      Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(rhs->nargs ? rhs->nargs : 1));
+      for (int j = 0; j < rhs->nargs; j++)
+        parts[j] = has_active_array(rhs->args[j]->type) ? buf_of(s, rhs->args[j]) : NULL;
+      src = ex_lin(s->a, E_TUPLE, rhs->nargs, parts);
+    } else {
+      src = buf_of(s, rhs->kind == E_GET ? rhs->args[0] : rhs);
+      if (src && rhs->kind == E_GET)
+        src = src->kind == E_TUPLE ? src->args[rhs->index] : NULL;
+    }
+    if (src)
+      varmap_put(&s->bufs, x, src);
+  }
+}
+
+/* The reverse of a loop body: the body's primal recomputed, then its
+ * reverse sweep for the cotangent `ct` of its result. Contributions to
+ * scalars outside the loop are returned in `outer` (Var*) and `vals`
+ * (atoms), for the loop to sum; arrays outside receive theirs in place. */
+static void reverse_body(Rev *s, Expr *body, Expr *ct, Bindings *out, PtrVec *outer,
+                         PtrVec *vals, Var *state, Expr **state_ct) {
+  Layer layer = {.parent = s->layer};
+  s->layer = &layer;
+  Bindings rev = {0};
+  rev_block(s, body, ct, out, &rev);
+  for (int i = 0; i < rev.vars.len; i++)
+    bindings_push(s->a, out, rev.vars.items[i], rev.rhss.items[i]);
+  if (state) {
+    Contrib *c = take_contribs(s, state);
+    *state_ct = c ? bind(s, out, bname(s, state), sum_contribs(s, state, c))
+                  : ex_zero(s->a, type_tangent(s->a, state->type));
+  }
+  s->layer = layer.parent;
+  for (int i = 0; i < layer.order.len; i++) {
+    Var *v = layer.order.items[i];
+    Contrib *c = varmap_get(&layer.contribs, v);
+    if (!c)
+      continue;
+    if (!type_is_float(v->type)) {
+      fail(s, body->loc, "a loop body uses a tuple from outside the loop: not supported yet");
+      continue;
+    }
+    ptrvec_push(s->a, outer, v);
+    ptrvec_push(s->a, vals, bind(s, out, bname(s, v), sum_contribs(s, v, c)));
+  }
+  varmap_free(&layer.contribs);
+}
+
+static Type *scalar_tuple_type(Rev *s, const PtrVec *vars) {
+  Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(vars->len ? vars->len : 1));
+  for (int i = 0; i < vars->len; i++)
+    ts[i] = ((Var *)vars->items[i])->type;
+  return ty_tuple(s->a, vars->len, ts);
+}
+
+/* A reverse loop `sum n (k) body` returning the outer contributions, which
+ * are added to the outer variables after it. */
+static void reverse_as_sum(Rev *s, Expr *n, Var *k, Bindings *bodyb, PtrVec *outer,
+                           PtrVec *vals, Bindings *out, const char *name) {
+  Expr *res = ex_tuple(s->a, vals->len, (Expr **)vals->items);
+  res->type = scalar_tuple_type(s, outer);
+  Expr *loop = ex_sum(s->a, n, k, bindings_build(s->a, bodyb, res));
+  loop->type = res->type;
+  Expr *rc = bind(s, out, name, loop);
+  for (int i = 0; i < outer->len; i++)
+    add_contrib(s, ex_var(s->a, outer->items[i]), -1, ex_get(s->a, i, rc));
+}
+
+static Expr *index_buffers(Rev *s, Expr *h, Expr *k, Type *elem_type) {
+  if (h->kind != E_TUPLE)
+    return ex_index(s->a, h, k);
+  PtrVec parts = {0};
+  for (int j = 0; j < h->nargs; j++)
+    if (h->args[j])
+      ptrvec_push(s->a, &parts, ex_index(s->a, h->args[j], k));
+  (void)elem_type;
+  return ex_tuple(s->a, parts.len, (Expr **)parts.items);
+}
+
+static void backprop_build(Rev *s, Var *x, Expr *rhs, Bindings *out) {
+  Expr *h = varmap_get(&s->bufs, x);
+  if (!h)
+    return;
+  Bindings bodyb = {0};
+  Expr *ct = bind(s, &bodyb, "ct", index_buffers(s, h, ex_var(s->a, rhs->var), rhs->body->type));
+  PtrVec outer = {0}, vals = {0};
+  reverse_body(s, rhs->body, ct, &bodyb, &outer, &vals, NULL, NULL);
+  reverse_as_sum(s, rhs->args[0], rhs->var, &bodyb, &outer, &vals, out,
+                 arena_printf(s->a, "%s_rev", x->name));
+}
+
+static void backprop_sum(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  Bindings bodyb = {0};
+  PtrVec outer = {0}, vals = {0};
+  reverse_body(s, rhs->body, ct, &bodyb, &outer, &vals, NULL, NULL);
+  reverse_as_sum(s, rhs->args[0], rhs->var, &bodyb, &outer, &vals, out,
+                 arena_printf(s->a, "%s_rev", x->name));
+}
+
+/* scatter: the base's cotangent is the result's; each added value's is the
+ * result's cotangent at its index (a gather). */
+static void backprop_scatter(Rev *s, Var *x, Expr *rhs, Bindings *out) {
+  Expr *h = varmap_get(&s->bufs, x);
+  if (!h)
+    return;
+  if (h->kind == E_TUPLE) {
+    fail(s, rhs->loc, "scatter into several arrays at once cannot be differentiated yet");
+    return;
+  }
+  Expr *base = rhs->args[0];
+  Expr *hb = buf_of(s, base);
+  if (hb && hb != h) { /* hb += h, element-wise, once */
+    Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
+    Bindings cb = {0};
+    bind(s, &cb, "acc", ex_accum(s->a, hb, ex_var(s->a, j), ex_index(s->a, h, ex_var(s->a, j))));
+    Expr *loop = ex_sum(s->a, ex_len(s->a, ex_var(s->a, x)), j,
+                        bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL)));
+    bind(s, out, "copy", loop);
+  }
+  Expr *pair = rhs->body;
+  while (pair->kind == E_LET)
+    pair = pair->body;
+  Expr *ct = ex_tuple(s->a, 1, (Expr *[]){ex_index(s->a, h, ex_get(s->a, 0, pair))});
+  Bindings bodyb = {0};
+  PtrVec outer = {0}, vals = {0};
+  reverse_body(s, rhs->body, ct, &bodyb, &outer, &vals, NULL, NULL);
+  reverse_as_sum(s, rhs->args[1], rhs->var, &bodyb, &outer, &vals, out,
+                 arena_printf(s->a, "%s_rev", x->name));
+}
+
+/* Leaves of a state read back from a fold tape: leaf j before step k is at
+ * tape[k*L + j], stored as f64. */
+static Expr *unpack_state(Rev *s, Bindings *out, Expr *tape, Expr *k, Type *t, int nleaves,
+                          int *leaf) {
+  if (t->kind == TY_TUPLE) {
+    Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
+    for (int i = 0; i < t->n; i++)
+      parts[i] = unpack_state(s, out, tape, k, t->elems[i], nleaves, leaf);
+    Expr *tup = ex_tuple(s->a, t->n, parts);
+    return bind(s, out, "sv", tup);
+  }
+  Expr *pos = ex_prim2(s->a, P_ADD, ex_prim2(s->a, P_MUL, k, ex_int(s->a, nleaves)),
+                       ex_int(s->a, (*leaf)++));
+  Expr *v = ex_index(s->a, tape, pos);
+  if (t->kind == TY_F32)
+    v = ex_prim1(s->a, P_TO_F32, v);
+  else if (t->kind == TY_INT)
+    v = ex_prim1(s->a, P_TO_INT, v);
+  return bind(s, out, "sv", v);
+}
+
+static int count_leaves(const Type *t) {
+  if (t->kind != TY_TUPLE)
+    return 1;
+  int n = 0;
+  for (int i = 0; i < t->n; i++)
+    n += count_leaves(t->elems[i]);
+  return n;
+}
+
+/* fold: a reverse fold over j = 0..n-1 visits step k = n-1-j, restores the
+ * state before it from the tape, recomputes the step and runs its reverse.
+ * Its state is the cotangent of the fold's state and the running sums of
+ * the contributions to outer scalars. */
+static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  Expr *tape = varmap_get(&s->fold_tape, x);
+  Type *st = rhs->var2->type, *dst = type_tangent(s->a, st);
+  Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
+  Var *rst = var_new(s->a, nameset_fresh(s->names, s->a, "rst"), NULL);
+  Bindings bodyb = {0};
+  Expr *ct_s = bind(s, &bodyb, "ct", ex_get(s->a, 0, ex_var(s->a, rst)));
+  Expr *n = rhs->args[0];
+  Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
+  bindings_push(s->a, &bodyb, rhs->var, ex_prim2(s->a, P_SUB, last, ex_var(s->a, j)));
+  int leaf = 0;
+  Expr *state = unpack_state(s, &bodyb, tape, ex_var(s->a, rhs->var), st, count_leaves(st), &leaf);
+  bindings_push(s->a, &bodyb, rhs->var2, state);
+  PtrVec outer = {0}, vals = {0};
+  Expr *state_ct;
+  reverse_body(s, rhs->body, ct_s, &bodyb, &outer, &vals, rhs->var2, &state_ct);
+  Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(outer.len + 1));
+  Expr **next = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
+  Expr **init = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
+  ts[0] = dst;
+  next[0] = state_ct;
+  init[0] = ct;
+  for (int i = 0; i < outer.len; i++) {
+    Var *v = outer.items[i];
+    ts[i + 1] = v->type;
+    next[i + 1] = ex_prim2(s->a, P_ADD, ex_get(s->a, i + 1, ex_var(s->a, rst)), vals.items[i]);
+    init[i + 1] = ex_zero(s->a, v->type);
+  }
+  Type *rt = ty_tuple(s->a, outer.len + 1, ts);
+  rst->type = rt;
+  Expr *res = ex_tuple(s->a, outer.len + 1, next);
+  res->type = rt;
+  Expr *init_t = ex_tuple(s->a, outer.len + 1, init);
+  init_t->type = rt;
+  Expr *loop = ex_fold(s->a, n, init_t, j, rst, bindings_build(s->a, &bodyb, res));
+  loop->type = rt;
+  loop->loc = rhs->loc;
+  Expr *rc = bind(s, out, arena_printf(s->a, "%s_rev", x->name), loop);
+  add_contrib(s, rhs->args[1], -1, ex_get(s->a, 0, rc));
+  for (int i = 0; i < outer.len; i++)
+    add_contrib(s, ex_var(s->a, outer.items[i]), -1, ex_get(s->a, i + 1, rc));
+}
+
+static void backprop_index(Rev *s, Expr *rhs, Expr *ct, Bindings *out) {
+  Expr *h = buf_of(s, rhs->args[0]);
+  if (h && type_is_float(rhs->type))
+    bind(s, out, "acc", ex_accum(s->a, h, rhs->args[1], ct));
+}
+
 static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   switch (rhs->kind) {
   case E_VAR:
@@ -386,8 +722,17 @@ static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   case E_IF:
     backprop_if(s, x, ct, out);
     return;
+  case E_INDEX:
+    backprop_index(s, rhs, ct, out);
+    return;
+  case E_SUM:
+    backprop_sum(s, x, rhs, ct, out);
+    return;
+  case E_FOLD:
+    backprop_fold(s, x, rhs, ct, out);
+    return;
   default:
-    return; /* constants */
+    return; /* constants, len */
   }
 }
 
@@ -400,10 +745,20 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
   bindings_of(s->a, e, &b);
   for (int i = 0; i < b.vars.len; i++)
     primal_binding(s, b.vars.items[i], b.rhss.items[i], primal);
+  make_buffers(s, &b, reverse);
   if (ct)
     add_contrib(s, b.result, -1, ct);
   for (int i = b.vars.len - 1; i >= 0; i--) {
     Var *x = b.vars.items[i];
+    Expr *arhs = b.rhss.items[i];
+    if (x->type->kind == TY_ARRAY || (arhs->kind == E_BUILD && has_active_array(x->type))) {
+      /* array cotangents live in buffers, filled in place by now */
+      if (arhs->kind == E_BUILD)
+        backprop_build(s, x, arhs, reverse);
+      else if (arhs->kind == E_SCATTER)
+        backprop_scatter(s, x, arhs, reverse);
+      continue;
+    }
     Contrib *c = take_contribs(s, x);
     if (!c)
       continue; /* structural zero: nothing flows back */
@@ -419,27 +774,102 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
   return b.result;
 }
 
-Func *ad_reverse(Module *m, Func *f, NameSet *param_names) {
-  Rev s = {.m = m, .a = m->arena, .names = param_names};
+static void count_use(Var *v, void *ctx) {
+  VarMap *uses = ctx;
+  varmap_put(uses, v, (void *)((long)varmap_get(uses, v) + 1));
+}
+
+/* The cotangent buffers of the output arrays: the caller's seed, read
+ * only, or a copy of it when f reads the output after writing it (then
+ * contributions arrive in the buffer too). */
+static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
+  if (!seeds->len)
+    return;
+  Bindings b;
+  bindings_of(s->a, f->body, &b);
+  Expr *res = b.result, *tup = NULL;
+  for (int i = b.vars.len - 1; i >= 0 && res->kind == E_VAR && !tup; i--)
+    if (b.vars.items[i] == res->var)
+      tup = b.rhss.items[i];
+  if (!tup || tup->kind != E_TUPLE || tup->nargs != seeds->len + 1) {
+    fail(s, f->loc, "internal error: output arrays are not returned as a tuple");
+    return;
+  }
+  for (int j = 0; j < seeds->len; j++) {
+    Expr *y = tup->args[j + 1], *seed = seeds->items[j];
+    if (!seed || y->kind != E_VAR)
+      continue;
+    if (count_uses(s, y->var) == 1) {
+      varmap_put(&s->bufs, y->var, seed);
+      continue;
+    }
+    Expr *copy = alloc_like(s, reverse, y, bname(s, y->var));
+    Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
+    Bindings cb = {0};
+    bind(s, &cb, "acc", ex_accum(s->a, copy, ex_var(s->a, k), ex_index(s->a, seed, ex_var(s->a, k))));
+    bind(s, reverse, "seed", ex_sum(s->a, ex_len(s->a, y), k,
+                                    bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL))));
+    varmap_put(&s->bufs, y->var, copy);
+  }
+}
+
+/* The cotangent of f's result: ret_b for the returned value; the output
+ * arrays' cotangents are their seed buffers, not values. */
+static Expr *result_seed(Rev *s, Func *f, Expr *ret_b) {
+  if (!func_num_outputs(f))
+    return ret_b;
+  Type *tt = type_tangent(s->a, f->ret);
+  if (!tt)
+    return NULL;
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(tt->n ? tt->n : 1));
+  int k = 0;
+  for (int i = 0; i < f->ret->n; i++) {
+    Type *ft = f->ret->elems[i];
+    if (!type_is_active(ft))
+      continue;
+    parts[k] = i == 0 && ret_b ? ret_b : ex_zero(s->a, tt->elems[k]);
+    k++;
+  }
+  return ex_tuple(s->a, k, parts);
+}
+
+Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
+  Rev s = {.m = m, .a = m->arena, .names = param_names, .err = err};
   Layer top = {0};
   s.layer = &top;
-  PtrVec params = {0};
-  for (int i = 0; i < f->nparams; i++)
-    ptrvec_push(s.a, &params, f->params[i]);
-  Expr *seed = NULL;
-  if (type_is_active(f->ret)) {
-    Var *rb = var_new(s.a, nameset_fresh(param_names, s.a, "ret_b"),
-                      type_tangent(s.a, f->ret));
+  expr_visit_vars(f->body, count_use, &s.uses);
+  PtrVec params = {0}, seeds = {0};
+  for (int i = 0; i < f->nparams; i++) {
+    Var *p = f->params[i];
+    ptrvec_push(s.a, &params, p);
+    ParamClass cls = func_param_class(f, i);
+    if ((cls != PARAM_IN_ARRAY && cls != PARAM_OUT_ARRAY) || !type_is_active(p->type)) {
+      if (cls == PARAM_OUT_ARRAY)
+        ptrvec_push(s.a, &seeds, NULL);
+      continue;
+    }
+    Var *pb = var_new(s.a, nameset_fresh(param_names, s.a, bname(&s, p)), p->type);
+    ptrvec_push(s.a, &params, pb);
+    if (cls == PARAM_IN_ARRAY)
+      varmap_put(&s.bufs, p, ex_var(s.a, pb));
+    else
+      ptrvec_push(s.a, &seeds, ex_var(s.a, pb));
+  }
+  Type *ret = func_num_outputs(f) ? f->ret->elems[0] : f->ret;
+  Expr *ret_b = NULL;
+  if (type_is_active(ret)) {
+    Var *rb = var_new(s.a, nameset_fresh(param_names, s.a, "ret_b"), type_tangent(s.a, ret));
     ptrvec_push(s.a, &params, rb);
-    seed = ex_var(s.a, rb);
+    ret_b = ex_var(s.a, rb);
   }
   Bindings primal = {0}, reverse = {0};
-  Expr *r = rev_block(&s, f->body, seed, &primal, &reverse);
+  seed_outputs(&s, f, &seeds, &reverse);
+  Expr *r = rev_block(&s, f->body, result_seed(&s, f, ret_b), &primal, &reverse);
   PtrVec cts = {0};
   PtrVec ct_types = {0};
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
-    if (!type_is_active(p->type))
+    if (func_param_class(f, i) != PARAM_ACTIVE_SCALAR)
       continue;
     Type *tt = type_tangent(s.a, p->type);
     Contrib *c = take_contribs(&s, p);
@@ -462,5 +892,8 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names) {
   varmap_free(&top.contribs);
   varmap_free(&s.call_tape);
   varmap_free(&s.if_rev);
-  return g;
+  varmap_free(&s.bufs);
+  varmap_free(&s.fold_tape);
+  varmap_free(&s.uses);
+  return s.failed ? NULL : g;
 }

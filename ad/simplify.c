@@ -23,6 +23,7 @@ typedef struct Simp {
   VarMap subst;  /* Var -> atom replacing it */
   VarMap tuples; /* Var -> E_TUPLE right-hand side bound to it */
   VarMap negs;   /* Var bound to (neg y) -> the atom y */
+  VarMap lengths; /* array Var -> atom of its length, when known */
   NameSet *names;
 } Simp;
 
@@ -47,6 +48,12 @@ static bool ends_with(const char *s, const char *suffix) {
 
 static Expr *known_tuple(Simp *s, Expr *atom) {
   return atom->kind == E_VAR ? varmap_get(&s->tuples, atom->var) : NULL;
+}
+
+/* The length of an array atom when its producer says it (an atom). */
+static Expr *known_length(Simp *s, Expr *atom) {
+  Expr *n = atom->kind == E_VAR ? varmap_get(&s->lengths, atom->var) : NULL;
+  return n ? resolve(s, n) : NULL;
 }
 
 /* A structural zero if the operation is linear in a zero operand. */
@@ -118,6 +125,10 @@ static Expr *rewrite(Simp *s, Bindings *out, Expr *rhs) {
         rhs->type)
       return ex_zero(s->a, rhs->type);
     return rhs;
+  case E_LEN: {
+    Expr *n = known_length(s, rhs->args[0]);
+    return n ? n : rhs;
+  }
   case E_TUPLE: {
     bool all_zero = rhs->nargs > 0 && !rhs->name;
     for (int i = 0; i < rhs->nargs; i++)
@@ -141,7 +152,20 @@ static Expr *resolve_operands(Simp *s, Expr *rhs) {
   }
   for (int i = 0; i < rhs->nargs; i++)
     n->args[i] = resolve(s, rhs->args[i]);
+  if (expr_is_loop(rhs))
+    n->body = simp_block(s, rhs->body);
   return n;
+}
+
+/* Records the lengths that a producer of arrays makes known. */
+static void note_lengths(Simp *s, Var *x, Expr *r) {
+  Expr *len = NULL;
+  if ((r->kind == E_BUILD || r->kind == E_ALLOC) && expr_is_atom(r->args[0]))
+    len = r->args[0];
+  else if (r->kind == E_SCATTER && r->args[0]->kind == E_VAR)
+    len = varmap_get(&s->lengths, r->args[0]->var);
+  if (len && x->type && x->type->kind == TY_ARRAY)
+    varmap_put(&s->lengths, x, len);
 }
 
 static void bind_new(Simp *s, Bindings *out, Var *x, Expr *rhs) {
@@ -155,6 +179,7 @@ static void bind_new(Simp *s, Bindings *out, Var *x, Expr *rhs) {
     varmap_put(&s->tuples, x, r);
   if (r->kind == E_PRIM && r->op == P_NEG)
     varmap_put(&s->negs, x, r->args[0]);
+  note_lengths(s, x, r);
   bindings_push(s->a, out, x, r);
 }
 
@@ -172,6 +197,7 @@ Expr *simplify_expr(Module *m, Expr *e) {
   varmap_free(&s.subst);
   varmap_free(&s.tuples);
   varmap_free(&s.negs);
+  varmap_free(&s.lengths);
   return r;
 }
 
@@ -209,6 +235,8 @@ static Expr *mat_node(Module *m, Expr *e) {
   Expr *n = ex_clone_shallow(m->arena, e);
   for (int i = 0; i < e->nargs; i++)
     n->args[i] = mat(m, e->args[i]);
+  if (expr_is_loop(e))
+    n->body = mat(m, e->body);
   if (e->kind == E_PLUS)
     return plus_value(m->arena, n->args[0], n->args[1], e->type ? e->type : n->args[0]->type);
   return n;

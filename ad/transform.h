@@ -11,8 +11,10 @@
  * are drawn fresh from it so they cannot clash with user names. */
 Func *ad_forward(Module *m, Func *f, NameSet *param_names);
 
-/* f$rev: (params..., ret_b) -> (ret, (cotangents of active params)). */
-Func *ad_reverse(Module *m, Func *f, NameSet *param_names);
+/* f$rev: (params with array cotangent buffers..., ret_b) ->
+ * (result, (cotangents of active scalar params)); array cotangents are
+ * added into the buffers. NULL with a message for what it cannot do. */
+Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err);
 
 /* Splits an optimised f$rev into f$aug and f$bwd (ad/split.c). */
 bool ad_split(Module *m, Func *f, Func *rev, Diag *err);

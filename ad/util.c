@@ -257,7 +257,7 @@ void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx) {
     }
     for (int i = 0; i < e->nargs; i++)
       expr_visit_vars(e->args[i], visit, ctx);
-    e = e->kind == E_LET ? e->body : NULL;
+    e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL;
   }
 }
 
@@ -292,6 +292,14 @@ static Expr *subst_one(Arena *a, Expr *e, const VarMap *subst) {
       if (!copy)
         copy = ex_clone_shallow(a, e);
       copy->args[i] = arg;
+    }
+  }
+  if (expr_is_loop(e)) {
+    Expr *body = subst_one(a, e->body, subst);
+    if (body != e->body) {
+      if (!copy)
+        copy = ex_clone_shallow(a, e);
+      copy->body = body;
     }
   }
   return copy ? copy : e;

@@ -31,6 +31,8 @@ struct CVal {
   int n;            /* plain tuple: leaves below */
   CVal **elems;
   bool literal;     /* record built from `elems` (f$aug's tape) */
+  const char *len;  /* array: C expression of its length, when known */
+  bool writable;    /* array: ours to write (allocated here, or a home) */
 };
 
 typedef enum FnKind {
@@ -56,7 +58,17 @@ typedef struct Em {
   VarMap cname; /* Var -> const char* */
   VarMap vals;  /* Var -> CVal* */
   VarMap homes; /* record-typed Var -> Home*: where it must be written */
+  VarMap uses;  /* Var -> number of references */
+  PtrVec *frees; /* arrays allocated in the current C scope */
+  Diag *err;
+  bool failed;
 } Em;
+
+static void em_fail(Em *e, const char *what) {
+  if (!e->failed)
+    diag_set(e->err, (Loc){0}, "cannot emit C: %s", what);
+  e->failed = true;
+}
 
 static const char *c_keywords[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
@@ -95,9 +107,28 @@ static const char *c_type(Arena *a, const Type *t) {
     if (t->name)
       return arena_printf(a, "struct %s", c_name_of(a, t->name));
     return "void"; /* plain tuples are flattened before this is asked */
+  case TY_ARRAY:
+    return arena_printf(a, "%s *", c_type(a, t->elem));
   default:
     return "void";
   }
+}
+
+/* A parameter's C type: arrays the function only reads are const. */
+static const char *param_type(Arena *a, const Type *t, bool writable) {
+  if (t->kind == TY_ARRAY && !writable)
+    return arena_printf(a, "const %s *", c_type(a, t->elem));
+  return c_type(a, t);
+}
+
+/* f's C return type: void for a function whose value is unit. */
+static Type *c_return(const Func *f) {
+  return func_num_outputs(f) ? f->ret->elems[0] : f->ret;
+}
+
+static const char *ret_type(Arena *a, const Func *f) {
+  Type *r = c_return(f);
+  return type_is_unit(r) ? "void" : c_type(a, r);
 }
 
 static bool is_leaf(const Type *t) { return t->kind != TY_TUPLE || t->name; }
@@ -334,7 +365,7 @@ static CVal *home_of(Em *e, Var *v) {
 
 /* ------------------------------------------------------------ bindings */
 
-static void emit_block(Em *e, Expr *block, CVal *dest);
+static CVal *emit_block(Em *e, Expr *block, CVal *dest);
 
 static const char *prim_text(Em *e, Expr *rhs) {
   const PrimInfo *pi = prim_info(rhs->op);
@@ -493,6 +524,12 @@ static void emit_tuple(Em *e, Var *x, Expr *rhs) {
   varmap_put(&e->vals, x, v);
 }
 
+static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest);
+static void emit_sum(Em *e, Var *x, Expr *rhs);
+static void emit_fold(Em *e, Var *x, Expr *rhs);
+static void emit_scatter(Em *e, Var *x, Expr *rhs);
+static void emit_array_op(Em *e, Var *x, Expr *rhs);
+
 static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   switch (rhs->kind) {
   case E_VAR:
@@ -518,19 +555,303 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_IF:
     emit_if(e, x, rhs, rest);
     return;
+  case E_BUILD:
+    emit_build(e, x, rhs, rest);
+    return;
+  case E_SUM:
+    emit_sum(e, x, rhs);
+    return;
+  case E_FOLD:
+  case E_FOLDSAVE:
+    emit_fold(e, x, rhs);
+    return;
+  case E_SCATTER:
+    emit_scatter(e, x, rhs);
+    return;
+  case E_INDEX:
+  case E_LEN:
+  case E_ACCUM:
+  case E_ALLOC:
+    emit_array_op(e, x, rhs);
+    return;
   default:
     line(e, "#error \"chad: unexpected IR node in emission\"");
     return;
   }
 }
 
+
+/* ------------------------------------------------------ arrays, loops */
+
+/* Arrays allocated in a C scope are freed when it ends: the loop forms
+ * never let an array escape their body, and a function's own results go
+ * to the caller's buffers, so ownership follows scopes. */
+static PtrVec *open_scope(Em *e) {
+  PtrVec *saved = e->frees;
+  e->frees = arena_alloc(e->a, sizeof(PtrVec));
+  return saved;
+}
+
+static void close_scope(Em *e, PtrVec *saved) {
+  for (int i = e->frees->len - 1; i >= 0; i--)
+    line(e, "free(%s);", (char *)e->frees->items[i]);
+  if (saved)
+    e->frees = saved;
+}
+
+static const char *zero_of_type(Em *e, const Type *t) {
+  switch (t->kind) {
+  case TY_F32:
+    return "0.0f";
+  case TY_INT:
+    return "0";
+  default:
+    return "0.0";
+  }
+}
+
+/* A new array of n elements of type elem (zeroed when asked). */
+static CVal *new_array(Em *e, Type *t, const char *base, const char *n, bool zero) {
+  const char *name = nameset_fresh(&e->names, e->a, base);
+  line(e, "%s%s = chad__alloc(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
+       c_type(e->a, t->elem), zero);
+  ptrvec_push(e->a, e->frees, (void *)name);
+  CVal *v = cv_scalar(e, t, name);
+  v->len = n;
+  v->writable = true;
+  return v;
+}
+
+static int use_count(Em *e, Var *v) { return (int)(long)varmap_get(&e->uses, v); }
+
+/* The arrays a build writes: at their home (an output buffer) if they have
+ * one, else freshly allocated. */
+static CVal *build_result(Em *e, Var *x, Type *t, const char *n, Expr *rest) {
+  if (t->kind == TY_ARRAY) {
+    CVal *home = home_of(e, x);
+    if (home) {
+      CVal *v = cv_scalar(e, t, home->expr);
+      v->len = n;
+      v->writable = true;
+      return v;
+    }
+    return new_array(e, t, name_of(e, x), n, false);
+  }
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++) {
+    CVal *home = projection_home(e, rest, x, i);
+    if (home) {
+      v->elems[i] = cv_scalar(e, t->elems[i], home->expr);
+      v->elems[i]->len = n;
+      v->elems[i]->writable = true;
+    } else {
+      v->elems[i] = new_array(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i), n, false);
+    }
+  }
+  return v;
+}
+
+static void open_loop(Em *e, Var *k, const char *n) {
+  const char *kn = name_of(e, k);
+  varmap_put(&e->vals, k, cv_scalar(e, ty_int(), kn));
+  line(e, "for (int %s = 0; %s < %s; %s++) {", kn, kn, n, kn);
+  e->indent++;
+}
+
+static void close_loop(Em *e) {
+  e->indent--;
+  line(e, "}");
+}
+
+static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  const char *n = scalar_text(e, rhs->args[0]);
+  CVal *res = build_result(e, x, rhs->type, n, rest);
+  open_loop(e, rhs->var, n);
+  PtrVec *saved = open_scope(e);
+  CVal *r = emit_block(e, rhs->body, NULL);
+  PtrVec dst = {0}, src = {0};
+  leaves_of(e->a, res, &dst);
+  leaves_of(e->a, r, &src);
+  for (int i = 0; i < dst.len; i++)
+    line(e, "%s[%s] = %s;", ((CVal *)dst.items[i])->expr, name_of(e, rhs->var),
+         ((CVal *)src.items[i])->expr);
+  close_scope(e, saved);
+  close_loop(e);
+  varmap_put(&e->vals, x, res);
+}
+
+/* Mutable C variables for the leaves of a value of type t, initialised. */
+static CVal *declare_init(Em *e, Type *t, const char *base, CVal *init) {
+  if (t->kind != TY_TUPLE) {
+    const char *nm = nameset_fresh(&e->names, e->a, base);
+    line(e, "%s %s = %s;", c_type(e->a, t), nm, init ? init->expr : zero_of_type(e, t));
+    return cv_scalar(e, t, nm);
+  }
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  for (int i = 0; i < t->n; i++)
+    v->elems[i] = declare_init(e, t->elems[i], arena_printf(e->a, "%s_%d", base, i),
+                               init ? init->elems[i] : NULL);
+  return v;
+}
+
+static void emit_sum(Em *e, Var *x, Expr *rhs) {
+  const char *n = scalar_text(e, rhs->args[0]);
+  CVal *acc = declare_init(e, rhs->type, name_of(e, x), NULL);
+  open_loop(e, rhs->var, n);
+  PtrVec *saved = open_scope(e);
+  CVal *r = emit_block(e, rhs->body, NULL);
+  PtrVec dst = {0}, src = {0};
+  leaves_of(e->a, acc, &dst);
+  leaves_of(e->a, r, &src);
+  for (int i = 0; i < dst.len; i++)
+    line(e, "%s += %s;", ((CVal *)dst.items[i])->expr, ((CVal *)src.items[i])->expr);
+  close_scope(e, saved);
+  close_loop(e);
+  varmap_put(&e->vals, x, acc);
+}
+
+/* fold and fold-save: the state lives in mutable variables; a step's new
+ * state goes through temporaries, since it may permute the old one. */
+static void emit_fold(Em *e, Var *x, Expr *rhs) {
+  const char *n = scalar_text(e, rhs->args[0]);
+  Type *st = rhs->args[1]->type;
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), cval_of(e, rhs->args[1]));
+  PtrVec leaves = {0};
+  leaves_of(e->a, state, &leaves);
+  CVal *tape = NULL;
+  if (rhs->kind == E_FOLDSAVE) {
+    const char *count = arena_printf(e->a, "(long long)%s * %d", n, leaves.len);
+    tape = new_array(e, ty_array(e->a, ty_f64()), arena_printf(e->a, "%s_tape", name_of(e, x)),
+                     count, false);
+    tape->len = NULL; /* an element count of long long type, never asked */
+  }
+  varmap_put(&e->vals, rhs->var2, state);
+  open_loop(e, rhs->var, n);
+  const char *k = name_of(e, rhs->var);
+  for (int i = 0; tape && i < leaves.len; i++)
+    line(e, "%s[(long long)%s * %d + %d] = (double)%s;", tape->expr, k, leaves.len, i,
+         ((CVal *)leaves.items[i])->expr);
+  PtrVec *saved = open_scope(e);
+  CVal *r = emit_block(e, rhs->body, NULL);
+  PtrVec src = {0};
+  leaves_of(e->a, r, &src);
+  const char **tmp = arena_alloc(e->a, sizeof(char *) * (size_t)(leaves.len + 1));
+  for (int i = 0; i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    tmp[i] = nameset_fresh(&e->names, e->a, "next");
+    line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i], ((CVal *)src.items[i])->expr);
+  }
+  for (int i = 0; i < leaves.len; i++)
+    line(e, "%s = %s;", ((CVal *)leaves.items[i])->expr, tmp[i]);
+  close_scope(e, saved);
+  close_loop(e);
+  if (!tape) {
+    varmap_put(&e->vals, x, state);
+    return;
+  }
+  CVal *pair = cv_scalar(e, rhs->type, NULL);
+  pair->n = 2;
+  pair->elems = arena_alloc(e->a, sizeof(CVal *) * 2);
+  pair->elems[0] = state;
+  pair->elems[1] = tape;
+  varmap_put(&e->vals, x, pair);
+}
+
+/* scatter adds into a copy of its base, or into the base itself when
+ * nothing else reads it (its only use is this scatter). A tuple of bases
+ * is scattered into together, one value each. */
+static CVal *scatter_target(Em *e, Expr *base_atom, CVal *b, CVal *home, const char *name) {
+  bool single_use = base_atom->kind == E_VAR && use_count(e, base_atom->var) == 1;
+  if (single_use && b->writable && (!home || strcmp(home->expr, b->expr) == 0))
+    return b;
+  if (!b->len) {
+    em_fail(e, "scatter into an array of unknown length");
+    return b;
+  }
+  CVal *res = home ? cv_scalar(e, b->type, home->expr) : new_array(e, b->type, name, b->len, false);
+  res->len = b->len;
+  res->writable = true;
+  const char *j = nameset_fresh(&e->names, e->a, "j");
+  line(e, "for (int %s = 0; %s < %s; %s++)", j, j, b->len, j);
+  line(e, "  %s[%s] = %s[%s];", res->expr, j, b->expr, j);
+  return res;
+}
+
+static void emit_scatter(Em *e, Var *x, Expr *rhs) {
+  Expr *base = rhs->args[0];
+  CVal *b = cval_of(e, base);
+  CVal *res;
+  if (rhs->type->kind == TY_ARRAY) {
+    res = scatter_target(e, base, b, home_of(e, x), name_of(e, x));
+  } else { /* several arrays: each field's storage is decided alone */
+    res = cv_scalar(e, rhs->type, NULL);
+    res->n = rhs->type->n;
+    res->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(res->n ? res->n : 1));
+    Expr *bt = base->kind == E_VAR ? NULL : base;
+    for (int i = 0; i < res->n; i++) {
+      Expr *field_atom = bt && bt->kind == E_TUPLE ? bt->args[i] : base;
+      res->elems[i] = scatter_target(e, field_atom, b->elems[i], NULL,
+                                     arena_printf(e->a, "%s_%d", name_of(e, x), i));
+    }
+  }
+  const char *n = scalar_text(e, rhs->args[1]);
+  open_loop(e, rhs->var, n);
+  PtrVec *saved = open_scope(e);
+  CVal *r = emit_block(e, rhs->body, NULL);
+  PtrVec dst = {0}, src = {0};
+  leaves_of(e->a, res, &dst);
+  leaves_of(e->a, r->elems[1], &src);
+  for (int i = 0; i < dst.len && i < src.len; i++)
+    line(e, "%s[%s] += %s;", ((CVal *)dst.items[i])->expr, r->elems[0]->expr,
+         ((CVal *)src.items[i])->expr);
+  close_scope(e, saved);
+  close_loop(e);
+  varmap_put(&e->vals, x, res);
+}
+
+static void emit_array_op(Em *e, Var *x, Expr *rhs) {
+  switch (rhs->kind) {
+  case E_INDEX: {
+    const char *nm = name_of(e, x);
+    line(e, "const %s %s = %s[%s];", c_type(e->a, rhs->type), nm, cval_of(e, rhs->args[0])->expr,
+         scalar_text(e, rhs->args[1]));
+    varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
+    return;
+  }
+  case E_LEN: {
+    CVal *arr = cval_of(e, rhs->args[0]);
+    if (!arr->len)
+      em_fail(e, "length of an array parameter");
+    varmap_put(&e->vals, x, cv_scalar(e, ty_int(), arr->len ? arr->len : "0"));
+    return;
+  }
+  case E_ACCUM:
+    line(e, "%s[%s] += %s;", cval_of(e, rhs->args[0])->expr, scalar_text(e, rhs->args[1]),
+         scalar_text(e, rhs->args[2]));
+    varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
+    return;
+  case E_ALLOC:
+    varmap_put(&e->vals, x,
+               new_array(e, rhs->type, name_of(e, x), scalar_text(e, rhs->args[0]), true));
+    return;
+  default:
+    return;
+  }
+}
+
 /* Emits a block; with `dest`, assigns its result there. */
-static void emit_block(Em *e, Expr *block, CVal *dest) {
+static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   Expr *b = block;
   for (; b->kind == E_LET; b = b->body)
     emit_binding(e, b->var, b->args[0], b->body);
+  CVal *r = cval_of(e, b);
   if (dest)
-    assign(e, dest, cval_of(e, b));
+    assign(e, dest, r);
+  return r;
 }
 
 static Expr *block_result(Expr *block) {
@@ -571,6 +892,7 @@ static void em_done(Em *e) {
   varmap_free(&e->cname);
   varmap_free(&e->vals);
   varmap_free(&e->homes);
+  varmap_free(&e->uses);
 }
 
 static const char *param_cname(Em *e, Var *v) {
@@ -578,39 +900,52 @@ static const char *param_cname(Em *e, Var *v) {
   return n;
 }
 
-/* Declares the parameters of a generated function after its kind. */
+/* Declares the parameters of a generated function after its kind. Arrays
+ * are pointers: the inputs const, outputs and cotangent buffers writable,
+ * output seeds const. */
 static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
                            PtrVec *outs) {
   Arena *a = e->a;
+  Type *r = c_return(f);
   switch (kind) {
   case FN_PRIMAL:
-    for (int i = 0; i < g->nparams; i++)
-      sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
-    return;
   case FN_FWD:
-    for (int i = 0; i < g->nparams; i++)
-      sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
-    if (type_is_active(f->ret))
+    for (int i = 0, gi = 0; i < f->nparams; i++) {
+      ParamClass cls = func_param_class(f, i);
+      bool out = cls == PARAM_OUT_ARRAY;
+      Var *p = g->params[gi++];
+      sig_param(e, sig, param_type(a, p->type, out), param_cname(e, p));
+      if (kind == FN_FWD && type_is_active(p->type)) {
+        Var *dp = g->params[gi++];
+        sig_param(e, sig, param_type(a, dp->type, out), param_cname(e, dp));
+      }
+    }
+    if (kind == FN_FWD && type_is_active(r)) {
       ptrvec_push(a, outs, (void *)nameset_fresh(&e->names, a, "d_ret"));
-    if (outs->len)
-      sig_param(e, sig, arena_printf(a, "%s *", c_type(a, f->ret)), outs->items[0]);
+      sig_param(e, sig, arena_printf(a, "%s *", c_type(a, r)), outs->items[0]);
+    }
     return;
   case FN_REV:
-    for (int i = 0; i < f->nparams; i++) {
-      Var *p = g->params[i];
-      sig_param(e, sig, c_type(a, p->type), param_cname(e, p));
-      if (type_is_active(p->type)) {
+    for (int i = 0, gi = 0; i < f->nparams; i++) {
+      ParamClass cls = func_param_class(f, i);
+      Var *p = g->params[gi++];
+      sig_param(e, sig, param_type(a, p->type, cls == PARAM_OUT_ARRAY), param_cname(e, p));
+      if (cls == PARAM_ACTIVE_SCALAR) {
         const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
         ptrvec_push(a, outs, (void *)pb);
         sig_param(e, sig, arena_printf(a, "%s *", c_type(a, p->type)), pb);
+      } else if ((cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) && type_is_active(p->type)) {
+        Var *pb = g->params[gi++];
+        sig_param(e, sig, param_type(a, pb->type, cls == PARAM_IN_ARRAY), param_cname(e, pb));
       }
     }
-    if (g->nparams > f->nparams)
-      sig_param(e, sig, c_type(a, g->params[f->nparams]->type), param_cname(e, g->params[f->nparams]));
+    if (type_is_active(r))
+      sig_param(e, sig, c_type(a, g->params[g->nparams - 1]->type),
+                param_cname(e, g->params[g->nparams - 1]));
     return;
   case FN_AUG: {
     for (int i = 0; i < g->nparams; i++)
-      sig_param(e, sig, c_type(a, g->params[i]->type), param_cname(e, g->params[i]));
+      sig_param(e, sig, param_type(a, g->params[i]->type, false), param_cname(e, g->params[i]));
     const char *ret = nameset_fresh(&e->names, a, "ret");
     const char *tape = nameset_fresh(&e->names, a, "tape");
     ptrvec_push(a, outs, (void *)ret);
@@ -624,11 +959,11 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
     const char *tn = param_cname(e, tape);
     sig_param(e, sig, arena_printf(a, "const %s *", c_type(a, tape->type)), tn);
     varmap_put(&e->vals, tape, cv_record(e, tape->type, arena_printf(a, "(*%s)", tn), tn));
-    if (g->nparams > 1)
-      sig_param(e, sig, c_type(a, g->params[1]->type), param_cname(e, g->params[1]));
+    for (int i = 1; i < g->nparams; i++)
+      sig_param(e, sig, param_type(a, g->params[i]->type, true), param_cname(e, g->params[i]));
     for (int i = 0, k = 0; i < f->nparams; i++) {
       Var *p = f->params[i];
-      if (!type_is_active(p->type))
+      if (func_param_class(f, i) != PARAM_ACTIVE_SCALAR)
         continue;
       const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
       ptrvec_push(a, outs, (void *)pb);
@@ -643,30 +978,95 @@ static bool is_zero_literal(const CVal *v) {
   return v->expr && (strcmp(v->expr, "0.0") == 0 || strcmp(v->expr, "0.0f") == 0);
 }
 
+/* An output array's final value must be in the caller's buffer. It is when
+ * its producer wrote there (its home); otherwise it is copied. */
+static void store_output(Em *e, CVal *val, const char *dest) {
+  if (val->expr && strcmp(val->expr, dest) == 0)
+    return;
+  if (!val->len || !val->expr) {
+    em_fail(e, "an output array of unknown length");
+    return;
+  }
+  const char *j = nameset_fresh(&e->names, e->a, "j");
+  line(e, "for (int %s = 0; %s < %s; %s++)", j, j, val->len, j);
+  line(e, "  %s[%s] = %s[%s];", dest, j, val->expr, j);
+}
+
+/* The C names of the output array parameters (and of their tangents in
+ * f_fwd), in order. */
+static void output_names(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ys, PtrVec *dys) {
+  for (int i = 0, gi = 0; i < f->nparams; i++) {
+    ParamClass cls = func_param_class(f, i);
+    Var *p = g->params[gi++];
+    bool shadow = (kind == FN_FWD && type_is_active(p->type)) ||
+                  (kind == FN_REV && (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) &&
+                   type_is_active(p->type));
+    Var *dp = shadow ? g->params[gi++] : NULL;
+    if (cls != PARAM_OUT_ARRAY)
+      continue;
+    ptrvec_push(e->a, ys, (void *)name_of(e, p));
+    ptrvec_push(e->a, dys, dp && kind == FN_FWD ? (void *)name_of(e, dp) : NULL);
+  }
+}
+
+/* The value of f (R, or (R, Y1..Yk) with output arrays) and, in f_fwd, its
+ * tangent: returns the C expression of R (NULL for void) after storing
+ * the arrays and d_ret. */
+static const char *finish_value(Em *e, FnKind kind, const Func *f, Func *g, CVal *v, CVal *dv,
+                                PtrVec *outs) {
+  int k = func_num_outputs(f);
+  if (!k) {
+    if (dv && outs->len)
+      line(e, "*%s = %s;", (char *)outs->items[0], dv->expr);
+    return v->expr;
+  }
+  PtrVec ys = {0}, dys = {0};
+  output_names(e, kind, f, g, &ys, &dys);
+  int dk = 0;
+  if (dv && type_is_active(f->ret->elems[0])) {
+    line(e, "*%s = %s;", (char *)outs->items[0], dv->elems[dk]->expr);
+    dk++;
+  }
+  for (int j = 0; j < k; j++) {
+    store_output(e, v->elems[j + 1], ys.items[j]);
+    if (dv && dys.items[j] && type_is_active(f->ret->elems[j + 1]))
+      store_output(e, dv->elems[dk++], dys.items[j]);
+  }
+  return type_is_unit(f->ret->elems[0]) ? NULL : v->elems[0]->expr;
+}
+
+static void emit_return(Em *e, const char *value) {
+  close_scope(e, NULL);
+  if (value)
+    line(e, "return %s;", value);
+}
+
 static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *outs) {
   CVal *res = cval_of(e, block_result(g->body));
   switch (kind) {
   case FN_PRIMAL:
-    line(e, "return %s;", res->expr);
+    emit_return(e, finish_value(e, kind, f, g, res, NULL, outs));
     return;
   case FN_FWD:
-    if (outs->len) {
-      line(e, "*%s = %s;", (char *)outs->items[0], res->elems[1]->expr);
-      line(e, "return %s;", res->elems[0]->expr);
-    } else {
-      line(e, "return %s;", res->expr);
-    }
+    if (type_is_active(f->ret))
+      emit_return(e, finish_value(e, kind, f, g, res->elems[0], res->elems[1], outs));
+    else
+      emit_return(e, finish_value(e, kind, f, g, res, NULL, outs));
     return;
   case FN_REV: {
     CVal *cts = res->elems[1];
-    for (int k = 0; k < outs->len; k++) {
+    PtrVec scalar_outs = {0};
+    for (int k = 0; k < outs->len; k++)
+      ptrvec_push(e->a, &scalar_outs, outs->items[k]);
+    for (int k = 0; k < scalar_outs.len; k++) {
       CVal *ct = cts->elems[k];
       if (is_zero_literal(ct)) /* structurally zero: nothing to add */
-        line(e, "(void)%s;", (char *)outs->items[k]);
+        line(e, "(void)%s;", (char *)scalar_outs.items[k]);
       else
-        line(e, "*%s += %s;", (char *)outs->items[k], ct->expr);
+        line(e, "*%s += %s;", (char *)scalar_outs.items[k], ct->expr);
     }
-    line(e, "return %s;", res->elems[0]->expr);
+    PtrVec none = {0};
+    emit_return(e, finish_value(e, kind, f, g, res->elems[0], NULL, &none));
     return;
   }
   case FN_AUG: {
@@ -678,11 +1078,13 @@ static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ou
                           outs->items[1]);
     for (int i = 0; i < g->ret->elems[1]->n; i++)
       assign(e, field_of(e, dst, i), field_of(e, rec, i));
+    emit_return(e, NULL);
     return;
   }
   case FN_BWD:
     for (int k = 0; k < outs->len; k++)
       line(e, "*%s = %s;", (char *)outs->items[k], res->elems[k]->expr);
+    emit_return(e, NULL);
     return;
   }
 }
@@ -703,17 +1105,72 @@ static void aug_homes(Em *e, Func *g, PtrVec *outs) {
       set_home(e, rec->args[i], NULL, 0, field_of(e, dst, i));
 }
 
+static void set_array_home(Em *e, Expr *atom, const char *dest) {
+  if (!atom || atom->kind != E_VAR || !dest)
+    return;
+  Home *h = arena_alloc(e->a, sizeof *h);
+  h->cval = cv_scalar(e, atom->type, dest);
+  varmap_put(&e->homes, atom->var, h);
+}
+
+/* Output arrays are computed in the caller's buffers: the variables that
+ * hold them (and a scatter's base that nothing else reads) live there. */
+static void output_homes(Em *e, FnKind kind, const Func *f, Func *g) {
+  if (!func_num_outputs(f) || kind == FN_AUG || kind == FN_BWD)
+    return;
+  Expr *res = block_result(g->body);
+  Expr *v = res, *dv = NULL;
+  if (kind == FN_REV || (kind == FN_FWD && type_is_active(f->ret))) {
+    Expr *pair = bound_rhs(g->body, res);
+    if (!pair || pair->kind != E_TUPLE)
+      return;
+    v = pair->args[0];
+    dv = kind == FN_FWD ? pair->args[1] : NULL;
+  }
+  PtrVec ys = {0}, dys = {0};
+  output_names(e, kind, f, g, &ys, &dys);
+  Expr *vt = bound_rhs(g->body, v);
+  Expr *dvt = dv ? bound_rhs(g->body, dv) : NULL;
+  int dk = type_is_active(f->ret->elems[0]) ? 1 : 0;
+  for (int j = 0; j < ys.len; j++) {
+    if (vt && vt->kind == E_TUPLE)
+      set_array_home(e, vt->args[j + 1], ys.items[j]);
+    if (dvt && dvt->kind == E_TUPLE && type_is_active(f->ret->elems[j + 1]))
+      set_array_home(e, dvt->args[dk++], dys.items[j]);
+  }
+  /* a scatter writing a home may do so into its base's storage */
+  Bindings b;
+  bindings_of(e->a, g->body, &b);
+  for (int i = b.vars.len - 1; i >= 0; i--) {
+    Expr *rhs = b.rhss.items[i];
+    Home *h = varmap_get(&e->homes, b.vars.items[i]);
+    if (h && rhs->kind == E_SCATTER && rhs->args[0]->kind == E_VAR &&
+        use_count(e, rhs->args[0]->var) == 1 && bound_rhs(g->body, rhs->args[0]))
+      varmap_put(&e->homes, rhs->args[0]->var, h);
+  }
+}
+
 static void note_used(Var *v, void *ctx) { varmap_put(ctx, v, v); }
 
-static void emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Func *g) {
+static void count_ref(Var *v, void *ctx) {
+  VarMap *uses = ctx;
+  varmap_put(uses, v, (void *)((long)varmap_get(uses, v) + 1));
+}
+
+static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Func *g,
+                          Diag *err) {
   Em e;
   em_init(&e, m, out);
+  e.err = err;
+  PtrVec top = {0};
+  e.frees = &top;
+  expr_visit_vars(g->body, count_ref, &e.uses);
   for (int i = 0; i < g->nparams; i++)
     name_of(&e, g->params[i]); /* parameters keep their names first */
   Sig sig = {.first = true};
   PtrVec outs = {0};
   emit_signature(&e, kind, f, g, &sig, &outs);
-  const char *ret = kind == FN_AUG || kind == FN_BWD ? "void" : c_type(e.a, f->ret);
+  const char *ret = kind == FN_AUG || kind == FN_BWD ? "void" : ret_type(e.a, f);
   const char *name = c_name_of(e.a, g->name);
   bool helper = kind == FN_AUG || kind == FN_BWD;
   sb_printf(out, "%s%s %s(%s) {\n",
@@ -731,12 +1188,15 @@ static void emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   varmap_free(&used);
   if (kind == FN_AUG)
     aug_homes(&e, g, &outs);
+  output_homes(&e, kind, f, g);
   find_homes(&e, g->body);
   emit_block(&e, g->body, NULL);
   emit_epilogue(&e, kind, f, g, &outs);
   sb_puts(out, "}\n\n");
   free(params);
+  bool ok = !e.failed;
   em_done(&e);
+  return ok;
 }
 
 /* struct f__tape: one field per leaf; a record of nothing gets a byte,
@@ -750,8 +1210,9 @@ static void emit_tape_struct(Module *m, StrBuf *out, Type *t) {
     ptrvec_push(a, &stack, t->elems[i]);
   while (stack.len) {
     Type *ft = stack.items[--stack.len];
-    if (is_leaf(ft)) {
-      sb_printf(out, "  %s f%d;\n", c_type(a, ft), leaf++);
+    if (is_leaf(ft)) { /* arrays in a tape are the caller's inputs: read only */
+      const char *t = param_type(a, ft, false);
+      sb_printf(out, "  %s%sf%d;\n", t, t[strlen(t) - 1] == '*' ? "" : " ", leaf++);
       continue;
     }
     for (int i = ft->n - 1; i >= 0; i--)
@@ -774,31 +1235,63 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
   bool first = true;
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
-    const char *t = c_type(a, p->type);
-    sb_printf(&params, "%s%s %s", first ? "" : ", ", t, p->name);
+    ParamClass cls = func_param_class(f, i);
+    bool out_array = cls == PARAM_OUT_ARRAY;
+    const char *t = param_type(a, p->type, out_array);
+    const char *sep = t[strlen(t) - 1] == '*' ? "" : " ";
+    sb_printf(&params, "%s%s%s%s", first ? "" : ", ", t, sep, p->name);
     first = false;
     if (!type_is_active(p->type))
       continue;
-    if (kind == FN_FWD)
-      sb_printf(&params, ", %s %s", t,
+    if (kind == FN_FWD) {
+      sb_printf(&params, ", %s%s%s", t, sep,
                 nameset_fresh(&names, a, arena_printf(a, "d%s", p->name)));
-    else
-      sb_printf(&params, ", %s *%s", t,
-                nameset_fresh(&names, a, arena_printf(a, "%s_b", p->name)));
+    } else {
+      const char *bt = cls == PARAM_ACTIVE_SCALAR ? arena_printf(a, "%s *", t)
+                                                  : param_type(a, p->type, !out_array);
+      sb_printf(&params, ", %s%s", bt, nameset_fresh(&names, a, arena_printf(a, "%s_b", p->name)));
+    }
   }
-  if (type_is_active(f->ret)) {
-    const char *t = c_type(a, f->ret);
+  Type *r = c_return(f);
+  if (type_is_active(r)) {
+    const char *t = c_type(a, r);
     if (kind == FN_FWD)
       sb_printf(&params, "%s%s *%s", first ? "" : ", ", t, nameset_fresh(&names, a, "d_ret"));
     else
       sb_printf(&params, "%s%s %s", first ? "" : ", ", t, nameset_fresh(&names, a, "ret_b"));
     first = false;
   }
-  sb_printf(out, "%s%s %s_%s(%s);\n", linkage(f), c_type(a, f->ret), f->name,
+  sb_printf(out, "%s%s %s_%s(%s);\n", linkage(f), ret_type(a, f), f->name,
             kind == FN_FWD ? "fwd" : "rev", params.data ? params.data : "void");
   free(params.data);
   nameset_free(&names);
 }
+
+/* Allocation for the arrays of derivatives (and of the primal's own
+ * loops): sizes are checked for overflow and failure is a message and an
+ * abort, never a wrong result. Defined once per translation unit. */
+static const char *runtime_text =
+    "#ifndef CHAD_RUNTIME_DEFINED\n"
+    "#define CHAD_RUNTIME_DEFINED\n"
+    "#include <stdint.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "static __attribute__((unused)) void *chad__alloc(long long count, size_t size, int zero) {\n"
+    "  if (count < 0)\n"
+    "    count = 0;\n"
+    "  if ((unsigned long long)count > SIZE_MAX / size) {\n"
+    "    fprintf(stderr, \"chad: an array of %lld elements does not fit in memory\\n\", count);\n"
+    "    abort();\n"
+    "  }\n"
+    "  size_t n = count ? (size_t)count : 1;\n"
+    "  void *p = zero ? calloc(n, size) : malloc(n * size);\n"
+    "  if (!p) {\n"
+    "    fprintf(stderr, \"chad: out of memory for an array of %lld elements\\n\", count);\n"
+    "    abort();\n"
+    "  }\n"
+    "  return p;\n"
+    "}\n"
+    "#endif\n\n";
 
 char *emit_primal(Module *m, const Func *f, Diag *err) {
   Func *g = anf_func(m, (Func *)f);
@@ -808,7 +1301,11 @@ char *emit_primal(Module *m, const Func *f, Diag *err) {
     return NULL;
   }
   StrBuf out = {0};
-  emit_function(m, &out, FN_PRIMAL, f, g);
+  sb_puts(&out, runtime_text);
+  if (!emit_function(m, &out, FN_PRIMAL, f, g, err)) {
+    free(sb_take(&out));
+    return NULL;
+  }
   return sb_take(&out);
 }
 
@@ -824,7 +1321,7 @@ char *emit_definitions(Module *m, const Func *f, Diag *err) {
   const char *suffix[4] = {"aug", "bwd", "fwd", "rev"};
   for (int i = 0; i < 4; i++) {
     fns[i] = module_find(m, ad_name(m, f->name, suffix[i]));
-    if (!fns[i]) {
+    if (!fns[i] && i >= 2) {
       diag_set(err, f->loc, "internal error: '%s' was not differentiated", f->name);
       return NULL;
     }
@@ -832,11 +1329,19 @@ char *emit_definitions(Module *m, const Func *f, Diag *err) {
   StrBuf out = {0};
   sb_printf(&out, "/* chad: derivatives of '%s' (generated; see DESIGN.md section 1) */\n",
             f->name);
-  sb_puts(&out, "#include <math.h>\n\n");
-  emit_tape_struct(m, &out, fns[0]->ret->elems[1]);
-  emit_function(m, &out, FN_AUG, f, fns[0]);
-  emit_function(m, &out, FN_BWD, f, fns[1]);
-  emit_function(m, &out, FN_FWD, f, fns[2]);
-  emit_function(m, &out, FN_REV, f, fns[3]);
+  sb_puts(&out, "#include <math.h>\n");
+  sb_puts(&out, runtime_text);
+  bool ok = true;
+  if (fns[0] && fns[1]) { /* the halves exist for functions callers can use */
+    emit_tape_struct(m, &out, fns[0]->ret->elems[1]);
+    ok = emit_function(m, &out, FN_AUG, f, fns[0], err) &&
+         emit_function(m, &out, FN_BWD, f, fns[1], err);
+  }
+  ok = ok && emit_function(m, &out, FN_FWD, f, fns[2], err) &&
+       emit_function(m, &out, FN_REV, f, fns[3], err);
+  if (!ok) {
+    free(sb_take(&out));
+    return NULL;
+  }
   return sb_take(&out);
 }

@@ -21,18 +21,28 @@
 #include "support.h"
 
 #define MAXP 16
+#define MAXA 64
+
+/* A point: per parameter a scalar, an input array, or the length of an
+ * output array. */
+typedef struct Arg {
+  double x;      /* scalar value */
+  int n;         /* array length (input or output) */
+  double a[MAXA];
+  bool array;
+} Arg;
 
 typedef struct Point {
   const char *fname;
   int n;
-  double x[MAXP];
+  Arg args[MAXP];
 } Point;
 
 static double as_double(const Value *v) {
   return v->kind == V_INT ? (double)v->i : v->f;
 }
 
-static Value arg_value(const Type *t, double x) {
+static Value scalar_value(const Type *t, double x) {
   switch (t->kind) {
   case TY_F32:
     return val_f32((float)x);
@@ -41,6 +51,13 @@ static Value arg_value(const Type *t, double x) {
   default:
     return val_f64(x);
   }
+}
+
+static Value array_value(Arena *a, const Type *t, int n, const double *xs) {
+  Value elems[MAXA];
+  for (int i = 0; i < n; i++)
+    elems[i] = scalar_value(t->elem, xs ? xs[i] : 0);
+  return val_array(a, n, elems);
 }
 
 static bool call(Module *m, Arena *a, const char *name, int n, const Value *args, Value *out) {
@@ -54,28 +71,104 @@ static bool call(Module *m, Arena *a, const char *name, int n, const Value *args
   return false;
 }
 
-/* f at x with parameter i moved by h. */
-static double eval_at(Module *m, Func *f, const double *x, int i, double h) {
+/* The differentiable inputs of f at a point, flattened: active scalars
+ * and the elements of active input arrays. */
+typedef struct Flat {
+  int n;
+  double x[MAXP * MAXA];
+  int param[MAXP * MAXA], elem[MAXP * MAXA];
+} Flat;
+
+static void flatten_inputs(Func *f, const Point *p, Flat *fl) {
+  fl->n = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    ParamClass cls = func_param_class(f, i);
+    if (cls == PARAM_ACTIVE_SCALAR) {
+      fl->param[fl->n] = i, fl->elem[fl->n] = -1, fl->x[fl->n++] = p->args[i].x;
+    } else if (cls == PARAM_IN_ARRAY && type_is_active(f->params[i]->type)) {
+      for (int k = 0; k < p->args[i].n; k++)
+        fl->param[fl->n] = i, fl->elem[fl->n] = k, fl->x[fl->n++] = p->args[i].a[k];
+    }
+  }
+}
+
+static void unflatten(Func *f, const Point *p, const double *x, Point *out) {
+  *out = *p;
+  Flat fl;
+  flatten_inputs(f, p, &fl);
+  for (int j = 0; j < fl.n; j++) {
+    Arg *a = &out->args[fl.param[j]];
+    if (fl.elem[j] < 0)
+      a->x = x[j];
+    else
+      a->a[fl.elem[j]] = x[j];
+  }
+}
+
+static void primal_args(Arena *ar, Func *f, const Point *p, Value *args) {
+  for (int i = 0; i < f->nparams; i++) {
+    Type *t = f->params[i]->type;
+    args[i] = t->kind == TY_ARRAY ? array_value(ar, t, p->args[i].n,
+                                                func_param_class(f, i) == PARAM_IN_ARRAY ? p->args[i].a : NULL)
+                                  : scalar_value(t, p->args[i].x);
+  }
+}
+
+/* The outputs of f flattened: the result if active, then the output
+ * arrays' elements. */
+static int flatten_outputs(Func *f, const Value *r, double *o) {
+  int k = 0;
+  if (!func_num_outputs(f)) {
+    if (type_is_float(f->ret))
+      o[k++] = as_double(r);
+    return k;
+  }
+  if (type_is_float(f->ret->elems[0]))
+    o[k++] = as_double(&r->elems[0]);
+  for (int j = 1; j < r->n; j++)
+    if (type_is_float(f->ret->elems[j]->elem))
+      for (int i = 0; i < r->elems[j].n; i++)
+        o[k++] = as_double(&r->elems[j].elems[i]);
+  return k;
+}
+
+/* <seed, f(x)> for the fixed output weights: a scalar function for FD. */
+static double weighted(Module *m, Func *f, const Point *p, const double *w) {
   Arena *a = arena_new();
-  Value args[MAXP];
-  for (int k = 0; k < f->nparams; k++)
-    args[k] = arg_value(f->params[k]->type, x[k] + (k == i ? h : 0));
-  Value r;
-  double v = call(m, a, f->name, f->nparams, args, &r) ? as_double(&r) : NAN;
+  Value args[MAXP], r;
+  primal_args(a, f, p, args);
+  double o[MAXP * MAXA], v = NAN;
+  if (call(m, a, f->name, f->nparams, args, &r)) {
+    int no = flatten_outputs(f, &r, o);
+    v = 0;
+    for (int i = 0; i < no; i++)
+      v += w[i] * o[i];
+  }
   arena_free(a);
   return v;
 }
 
-static double richardson(Module *m, Func *f, const double *x, int i, double h) {
-  double d1 = (eval_at(m, f, x, i, h) - eval_at(m, f, x, i, -h)) / (2 * h);
-  double d2 = (eval_at(m, f, x, i, h / 2) - eval_at(m, f, x, i, -h / 2)) / h;
+static double richardson(Module *m, Func *f, const Point *p, const double *w, int j, double h) {
+  Flat fl;
+  flatten_inputs(f, p, &fl);
+  double x[MAXP * MAXA];
+  Point q;
+  double d[4], steps[4] = {h, -h, h / 2, -h / 2};
+  for (int s = 0; s < 4; s++) {
+    for (int i = 0; i < fl.n; i++)
+      x[i] = fl.x[i];
+    x[j] += steps[s];
+    unflatten(f, p, x, &q);
+    d[s] = weighted(m, f, &q, w);
+  }
+  double d1 = (d[0] - d[1]) / (2 * h), d2 = (d[2] - d[3]) / h;
   return (4 * d2 - d1) / 3;
 }
 
 static void fail_at(const Point *p, const char *what, double got, double want) {
   char msg[400];
-  snprintf(msg, sizeof msg, "%s at %s(%g, %g, ...): got %.17g, want %.17g", what, p->fname,
-           p->x[0], p->n > 1 ? p->x[1] : 0.0, got, want);
+  snprintf(msg, sizeof msg, "%s at %s(%g, ...): got %.17g, want %.17g", what, p->fname,
+           p->args[0].array ? p->args[0].a[0] : p->args[0].x, got, want);
   fprintf(stderr, "FAIL %s\n", msg);
   CU_FAIL(msg);
 }
@@ -86,79 +179,168 @@ static bool close_to(double got, double want, double rel, double abs_tol) {
   return fabs(got - want) <= abs_tol + rel * fabs(want);
 }
 
+static bool same(double x, double y) { return x == y || (isnan(x) && isnan(y)); }
+
 static void check_point(Module *m, const Point *p, bool expect_nan) {
   Func *f = module_find(m, p->fname);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   CU_ASSERT_EQUAL_FATAL(f->nparams, p->n);
-  bool f32 = f->ret->kind == TY_F32;
+  Type *rt = func_num_outputs(f) ? f->ret->elems[0] : f->ret;
+  bool f32 = rt->kind == TY_F32;
+  for (int i = 0; i < f->nparams; i++)
+    f32 = f32 || (f->params[i]->type->kind == TY_ARRAY && f->params[i]->type->elem->kind == TY_F32);
   Arena *a = arena_new();
-  Value args[MAXP], fwd_args[2 * MAXP], rev_args[MAXP + 1];
-  double dx[MAXP];
-  int nf = 0;
-  for (int k = 0; k < f->nparams; k++) {
-    Type *t = f->params[k]->type;
-    args[k] = arg_value(t, p->x[k]);
-    fwd_args[nf++] = args[k];
-    rev_args[k] = args[k];
-    dx[k] = type_is_float(t) ? 0.3 + 0.7 * sin(1.0 + 3.7 * k) : 0;
-    if (type_is_float(t))
-      fwd_args[nf++] = arg_value(t, dx[k]);
+  Flat fl;
+  flatten_inputs(f, p, &fl);
+  double dx[MAXP * MAXA], w[MAXP * MAXA];
+  for (int j = 0; j < fl.n; j++) {
+    dx[j] = 0.3 + 0.7 * sin(1.0 + 3.7 * j);
+    if (f32)
+      dx[j] = (float)dx[j];
   }
-  if (f32) /* the direction must be exactly representable in float */
-    for (int k = 0; k < f->nparams; k++)
-      dx[k] = (float)dx[k];
-  rev_args[f->nparams] = arg_value(f->ret, 1.0);
-  Value primal, fwd, rev, aug, bwd;
-  if (!call(m, a, f->name, f->nparams, args, &primal) ||
-      !call(m, a, ad_name(m, f->name, "fwd"), nf, fwd_args, &fwd) ||
-      !call(m, a, ad_name(m, f->name, "rev"), f->nparams + 1, rev_args, &rev) ||
-      !call(m, a, ad_name(m, f->name, "aug"), f->nparams, args, &aug)) {
+  for (int j = 0; j < MAXP * MAXA; j++)
+    w[j] = f32 ? (float)(0.5 + 0.5 * cos(0.3 + 1.9 * j)) : 0.5 + 0.5 * cos(0.3 + 1.9 * j);
+  /* primal */
+  Value args[MAXP], primal;
+  primal_args(a, f, p, args);
+  if (!call(m, a, f->name, f->nparams, args, &primal)) {
     arena_free(a);
     return;
   }
-  Value bwd_args[2] = {aug.elems[1], arg_value(f->ret, 1.0)};
-  if (!call(m, a, ad_name(m, f->name, "bwd"), 2, bwd_args, &bwd)) {
+  double o[MAXP * MAXA];
+  int no = flatten_outputs(f, &primal, o);
+  /* forward: arguments interleaved with tangents */
+  Value fargs[2 * MAXP], fwd;
+  int nf = 0, j = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    Type *t = f->params[i]->type;
+    ParamClass cls = func_param_class(f, i);
+    fargs[nf++] = args[i];
+    if (!type_is_active(t))
+      continue;
+    if (cls == PARAM_ACTIVE_SCALAR) {
+      fargs[nf++] = scalar_value(t, dx[j++]);
+    } else if (cls == PARAM_IN_ARRAY) {
+      fargs[nf++] = array_value(a, t, p->args[i].n, &dx[j]);
+      j += p->args[i].n;
+    } else {
+      fargs[nf++] = array_value(a, t, p->args[i].n, NULL);
+    }
+  }
+  if (!call(m, a, ad_name(m, f->name, "fwd"), nf, fargs, &fwd)) {
     arena_free(a);
     return;
   }
-  double v = as_double(&primal);
-  double vf = as_double(&fwd.elems[0]), vr = as_double(&rev.elems[0]),
-         va = as_double(&aug.elems[0]);
-  if (!(vf == v || (isnan(v) && isnan(vf))))
-    fail_at(p, "f$fwd value", vf, v);
-  if (!(vr == v || (isnan(v) && isnan(vr))))
-    fail_at(p, "f$rev value", vr, v);
-  if (!(va == v || (isnan(v) && isnan(va))))
-    fail_at(p, "f$aug value", va, v);
-  double dv = as_double(&fwd.elems[1]);
-  const Value *grad = &rev.elems[1];
+  bool active_result = type_is_active(f->ret);
+  double fo[MAXP * MAXA], dout[MAXP * MAXA];
+  int nfo = flatten_outputs(f, active_result ? &fwd.elems[0] : &fwd, fo);
+  for (int k = 0; k < nfo && k < no; k++)
+    if (!same(fo[k], o[k]))
+      fail_at(p, "f$fwd value", fo[k], o[k]);
+  double jdx = 0; /* <w, J dx> from the tangent */
+  if (active_result) {
+    const Value *tan = &fwd.elems[1];
+    int k = 0;
+    if (!func_num_outputs(f)) {
+      dout[k++] = as_double(tan);
+    } else {
+      int tk = 0;
+      if (type_is_float(f->ret->elems[0]))
+        dout[k++] = as_double(&tan->elems[tk++]);
+      for (int q = 1; q < f->ret->n; q++)
+        if (type_is_float(f->ret->elems[q]->elem)) {
+          for (int i = 0; i < tan->elems[tk].n; i++)
+            dout[k++] = as_double(&tan->elems[tk].elems[i]);
+          tk++;
+        }
+    }
+    for (int i = 0; i < k; i++)
+      jdx += w[i] * dout[i];
+  }
+  /* reverse: arguments with buffers and seeds */
+  Value rargs[2 * MAXP + 1], rev, *bufs[MAXP] = {0};
+  int nr = 0, wo = type_is_float(rt) ? 1 : 0;
+  for (int i = 0; i < f->nparams; i++) {
+    Type *t = f->params[i]->type;
+    ParamClass cls = func_param_class(f, i);
+    rargs[nr++] = args[i];
+    if (cls == PARAM_IN_ARRAY && type_is_active(t)) {
+      rargs[nr] = array_value(a, t, p->args[i].n, NULL);
+      bufs[i] = &rargs[nr++];
+    } else if (cls == PARAM_OUT_ARRAY && type_is_active(t)) {
+      rargs[nr++] = array_value(a, t, p->args[i].n, &w[wo]);
+      wo += p->args[i].n;
+    }
+  }
+  if (type_is_active(rt))
+    rargs[nr++] = scalar_value(rt, w[0]);
+  if (!call(m, a, ad_name(m, f->name, "rev"), nr, rargs, &rev)) {
+    arena_free(a);
+    return;
+  }
+  double ro[MAXP * MAXA];
+  int nro = flatten_outputs(f, &rev.elems[0], ro);
+  for (int k = 0; k < nro && k < no; k++)
+    if (!same(ro[k], o[k]))
+      fail_at(p, "f$rev value", ro[k], o[k]);
+  double grad[MAXP * MAXA];
+  for (int q = 0, sc = 0; q < fl.n; q++) {
+    int i = fl.param[q];
+    grad[q] = fl.elem[q] < 0 ? as_double(&rev.elems[1].elems[sc++])
+                             : as_double(&bufs[i]->elems[fl.elem[q]]);
+  }
   double dot = 0, scale = 0;
-  for (int k = 0, g = 0; k < f->nparams; k++) {
-    if (!type_is_float(f->params[k]->type))
-      continue;
-    double gk = as_double(&grad->elems[g]);
-    double bk = as_double(&bwd.elems[g]);
-    if (!(gk == bk || (isnan(gk) && isnan(bk))))
-      fail_at(p, "f$bwd(f$aug) gradient differs from f$rev", bk, gk);
-    g++;
-    dot += gk * dx[k];
-    scale += fabs(gk * dx[k]);
-    if (expect_nan)
-      continue;
-    double h = (f32 ? 1e-2 : 1e-3) * fmax(1.0, fabs(p->x[k]));
-    double fd = richardson(m, f, p->x, k, h);
-    if (!close_to(gk, fd, f32 ? 2e-2 : 1e-6, f32 ? 2e-2 : 1e-7))
-      fail_at(p, "gradient vs finite differences", gk, fd);
+  for (int q = 0; q < fl.n; q++) {
+    dot += grad[q] * dx[q];
+    scale += fabs(grad[q] * dx[q]);
   }
   if (expect_nan) {
-    if (!isnan(v) || !isnan(dv))
-      fail_at(p, "NaN propagation (value, tangent)", dv, NAN);
-  } else if (!close_to(dv, dot, f32 ? 1e-5 : 1e-13, (f32 ? 1e-5 : 1e-13) * scale)) {
-    fail_at(p, "duality <fwd dx> vs <rev, dx>", dv, dot);
+    if (!isnan(o[0]) || !isnan(jdx))
+      fail_at(p, "NaN propagation (value, tangent)", jdx, NAN);
+    arena_free(a);
+    return;
+  }
+  if (!close_to(jdx, dot, f32 ? 1e-5 : 1e-12, (f32 ? 1e-5 : 1e-12) * scale))
+    fail_at(p, "duality <w, J dx> vs <J^T w, dx>", jdx, dot);
+  for (int q = 0; q < fl.n; q++) {
+    /* a step relative to the coordinate: parameters like a time step of
+     * 0.01 need a step far below their own size */
+    double h = (f32 ? 1e-2 : 1e-3) * fmax(f32 ? 1.0 : 1e-2, fabs(fl.x[q]));
+    double fd = richardson(m, f, p, w, q, h);
+    if (!close_to(grad[q], fd, f32 ? 2e-2 : 1e-6, f32 ? 2e-2 : 1e-7))
+      fail_at(p, "gradient vs finite differences", grad[q], fd);
+  }
+  /* the two halves agree with the fused reverse derivative */
+  Func *aug = module_find(m, ad_name(m, f->name, "aug"));
+  if (aug && type_is_active(rt)) {
+    Value augv, bwd;
+    Value bargs[MAXP + 2];
+    int nb = 0;
+    if (call(m, a, aug->name, f->nparams, args, &augv)) {
+      bargs[nb++] = augv.elems[1];
+      bargs[nb++] = scalar_value(rt, w[0]);
+      Value *bufs2[MAXP] = {0};
+      for (int i = 0; i < f->nparams; i++)
+        if (bufs[i]) {
+          bargs[nb] = array_value(a, f->params[i]->type, p->args[i].n, NULL);
+          bufs2[i] = &bargs[nb++];
+        }
+      if (!same(as_double(&augv.elems[0]), o[0]))
+        fail_at(p, "f$aug value", as_double(&augv.elems[0]), o[0]);
+      if (call(m, a, ad_name(m, f->name, "bwd"), nb, bargs, &bwd))
+        for (int q = 0, sc = 0; q < fl.n; q++) {
+          int i = fl.param[q];
+          double g = fl.elem[q] < 0 ? as_double(&bwd.elems[sc++])
+                                    : as_double(&bufs2[i]->elems[fl.elem[q]]);
+          if (!same(g, grad[q]))
+            fail_at(p, "f$bwd(f$aug) gradient differs from f$rev", g, grad[q]);
+        }
+    }
   }
   arena_free(a);
 }
 
+/* `; check: f 1.5 [1 2 3] #4 2` — scalars, input arrays, output lengths. */
 static int parse_points(const char *text, const char *tag, Point *out, int max) {
   int n = 0;
   size_t tl = strlen(tag);
@@ -170,15 +352,39 @@ static int parse_points(const char *text, const char *tag, Point *out, int max) 
       continue;
     q += used;
     Point *p = &out[n];
+    memset(p, 0, sizeof *p);
     p->fname = strdup(name);
-    p->n = 0;
     while (p->n < MAXP) {
-      char *end;
-      double v = strtod(q, &end);
-      if (end == q)
-        break;
-      p->x[p->n++] = v;
-      q = end;
+      while (*q == ' ' || *q == '\t')
+        q++;
+      Arg *arg = &p->args[p->n];
+      if (*q == '[') {
+        q++;
+        arg->array = true;
+        for (;;) {
+          char *end;
+          double v = strtod(q, &end);
+          if (end == q)
+            break;
+          arg->a[arg->n++] = v;
+          q = end;
+        }
+        while (*q == ' ')
+          q++;
+        if (*q == ']')
+          q++;
+      } else if (*q == '#') {
+        arg->array = true;
+        arg->n = (int)strtol(q + 1, (char **)&q, 10);
+      } else {
+        char *end;
+        double v = strtod(q, &end);
+        if (end == q)
+          break;
+        arg->x = v;
+        q = end;
+      }
+      p->n++;
     }
     n++;
   }
@@ -461,7 +667,7 @@ static void test_call_chain(void) {
         }
     }
   }
-  Point p = {.fname = "f1", .n = 1, .x = {0.8}};
+  Point p = {.fname = "f1", .n = 1, .args = {{.x = 0.8}}};
   check_point(m, &p, false);
   module_free(m);
 }
