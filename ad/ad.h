@@ -39,5 +39,6 @@ Expr *simplify_expr(Module *m, Expr *e);     /* local rewrites, let inlining */
 Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
 Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
+Expr *licm_expr(Module *m, Expr *e);         /* loop-invariant code motion */
 
 #endif
