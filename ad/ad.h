@@ -32,6 +32,8 @@ const char *ad_name(Module *m, const char *fname, const char *suffix);
  * function in the module's arena; inputs are not modified. */
 Expr *anf_expr(Module *m, Expr *e);          /* A-normal form, unique binders */
 Func *anf_func(Module *m, Func *f);          /* same, as a new function */
+Expr *anf_body(Module *m, const Func *f, Expr *e); /* e in ANF, names apart
+                                                      from f's parameters */
 Expr *linmap_eliminate(Module *m, Expr *e);  /* apply every linear map */
 Expr *linmap_simplify(Module *m, Expr *map); /* Figure 4-5 laws on a map */
 Expr *materialize_expr(Module *m, Expr *e);  /* zeros and tangent plus -> code */

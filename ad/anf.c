@@ -116,6 +116,18 @@ Expr *anf_expr(Module *m, Expr *e) {
   return r;
 }
 
+/* The body e of f (or of a function with f's parameters) in ANF, with
+ * binder names distinct from the parameters'. */
+Expr *anf_body(Module *m, const Func *f, Expr *e) {
+  Anf s;
+  anf_init(&s, m);
+  for (int i = 0; i < f->nparams; i++)
+    nameset_reserve(&s.names, f->params[i]->name);
+  Expr *r = anf_block(&s, e);
+  anf_done(&s);
+  return r;
+}
+
 /* Parameters keep their names (they are the C parameter names). */
 Func *anf_func(Module *m, Func *f) {
   Anf s;

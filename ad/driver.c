@@ -51,16 +51,16 @@ static bool check_stage(Module *m, Func *f, CheckMode mode, const char *stage, D
 
 /* Elimination and clean-up of one derived function, in place. */
 static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
-  g->body = anf_expr(m, linmap_eliminate(m, g->body));
+  g->body = anf_body(m, g, linmap_eliminate(m, g->body));
   if (!check_stage(m, g, CHECK_AD, "linear-map elimination", err))
     return false;
   g->body = simplify_expr(m, g->body);
   if (!check_stage(m, g, CHECK_AD, "simplification", err))
     return false;
-  g->body = anf_expr(m, materialize_expr(m, g->body));
+  g->body = anf_body(m, g, materialize_expr(m, g->body));
   if (!check_stage(m, g, CHECK_FINAL, "materialisation", err))
     return false;
-  g->body = simplify_expr(m, flatten_ifs(m, g->body));
+  g->body = simplify_expr(m, anf_body(m, g, flatten_ifs(m, g->body)));
   dump_func(opt, "after linear-map optimisation", g);
   g->body = dce_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, g->body))));
   if (!check_stage(m, g, CHECK_FINAL, "CSE", err))

@@ -21,6 +21,7 @@ typedef struct Lin {
   Module *m;
   Arena *a;
   bool failed;
+  VarMap maps; /* let-bound linear map -> its (eliminated-inside) term */
 } Lin;
 
 static Expr *elim(Lin *s, Expr *e);
@@ -233,10 +234,30 @@ static Expr *apply(Lin *s, Expr *m, Expr *v) {
 
 /* ---------------------------------------------------------------- walk */
 
+/* The map term with let-bound map variables replaced by their terms. */
+static Expr *inline_maps(Lin *s, Expr *m) {
+  if (m->kind == E_VAR) {
+    Expr *t = varmap_get(&s->maps, m->var);
+    return t ? inline_maps(s, t) : m;
+  }
+  if (m->type && m->type->kind != TY_LIN)
+    return m;
+  Expr *n = NULL;
+  for (int i = 0; i < m->nargs; i++) {
+    Expr *arg = inline_maps(s, m->args[i]);
+    if (arg != m->args[i]) {
+      if (!n)
+        n = ex_clone_shallow(s->a, m);
+      n->args[i] = arg;
+    }
+  }
+  return n ? n : m;
+}
+
 static Expr *elim_node(Lin *s, Expr *e) {
   if (e->kind == E_LAPPLY) {
     Expr *v = elim(s, e->args[1]);
-    return apply(s, simplify_map(s, e->args[0]), v);
+    return apply(s, simplify_map(s, inline_maps(s, e->args[0])), v);
   }
   Expr *n = NULL;
   for (int i = 0; i < e->nargs; i++) {
@@ -258,19 +279,33 @@ static Expr *elim_node(Lin *s, Expr *e) {
   return n ? n : e;
 }
 
+/* A let-bound linear map is inlined at each use (the Knossos notes'
+ * recipe): a map is a term to specialise per argument, never a value. */
 static Expr *elim(Lin *s, Expr *e) {
+  if (e->kind == E_VAR && e->type && e->type->kind == TY_LIN) {
+    Expr *m = varmap_get(&s->maps, e->var);
+    return m ? m : e;
+  }
   if (e->kind != E_LET)
     return elim_node(s, e);
-  Bindings b;
+  Bindings b, out = {0};
   bindings_of(s->a, e, &b);
-  for (int i = 0; i < b.rhss.len; i++)
-    b.rhss.items[i] = elim(s, b.rhss.items[i]);
-  return bindings_build(s->a, &b, elim(s, b.result));
+  for (int i = 0; i < b.rhss.len; i++) {
+    Var *x = b.vars.items[i];
+    Expr *rhs = elim(s, b.rhss.items[i]);
+    if (x->type && x->type->kind == TY_LIN) {
+      varmap_put(&s->maps, x, rhs);
+      continue;
+    }
+    bindings_push(s->a, &out, x, rhs);
+  }
+  return bindings_build(s->a, &out, elim(s, b.result));
 }
 
 Expr *linmap_eliminate(Module *m, Expr *e) {
   Lin s = {.m = m, .a = m->arena};
   Expr *r = elim(&s, e);
+  varmap_free(&s.maps);
   return r; /* a failure leaves an lapply behind: CHECK_FINAL reports it */
 }
 
