@@ -147,7 +147,8 @@ static void scan_uses(Dce *s, Expr *e) {
   for (int i = 0; i < b.vars.len; i++) {
     Var *x = b.vars.items[i];
     Expr *rhs = b.rhss.items[i];
-    if (rhs->kind == E_IF && rhs->type && rhs->type->kind == TY_TUPLE && !rhs->type->name) {
+    if ((rhs->kind == E_IF || rhs->kind == E_SUM || rhs->kind == E_BUILD) && rhs->type &&
+        rhs->type->kind == TY_TUPLE && !rhs->type->name) {
       bool *used = arena_alloc(s->a, sizeof(bool) * (size_t)(rhs->type->n + 1));
       varmap_put(&s->field_use, x, used);
     }
@@ -202,10 +203,46 @@ static Expr *narrow_block(Dce *s, Expr *e, const bool *used, Type *narrowed) {
 
 static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed);
 
+/* The fields of x's tuple type that are projected, when x is only ever
+ * projected and some field never is; NULL otherwise. */
+static bool *dead_fields(Dce *s, Var *x, Type *t, int *kept) {
+  bool *used = varmap_get(&s->field_use, x);
+  if (!used || varmap_get(&s->whole_use, x))
+    return NULL;
+  *kept = 0;
+  for (int i = 0; i < t->n; i++)
+    *kept += used[i];
+  return *kept == t->n ? NULL : used;
+}
+
+static Type *kept_type(Dce *s, Type *t, const bool *used, int kept, bool elements) {
+  Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(kept + 1));
+  for (int i = 0, k = 0; i < t->n; i++)
+    if (used[i])
+      ts[k++] = elements ? t->elems[i]->elem : t->elems[i];
+  return ty_tuple(s->a, kept, ts);
+}
+
 static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed) {
   if (expr_is_loop(rhs)) {
     Expr *n = ex_clone_shallow(s->a, rhs);
     n->body = narrow_ifs(s, rhs->body, changed);
+    int kept;
+    bool *used = (rhs->kind == E_SUM || rhs->kind == E_BUILD) && rhs->type->kind == TY_TUPLE
+                     ? dead_fields(s, x, rhs->type, &kept) : NULL;
+    if (!used)
+      return n;
+    /* a sum or build whose result fields are partly unused: the loop
+     * computes only the others */
+    bool build = rhs->kind == E_BUILD;
+    Type *body_type = kept_type(s, rhs->type, used, kept, build);
+    Expr *body = narrow_block(s, n->body, used, body_type);
+    if (!body)
+      return n;
+    n->body = body;
+    n->type = build ? kept_type(s, rhs->type, used, kept, false) : body_type;
+    x->type = n->type;
+    *changed = true;
     return n;
   }
   if (rhs->kind == E_IF) {
