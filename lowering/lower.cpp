@@ -1,4 +1,6 @@
-// lower.cpp: Clang AST -> IR for one function (see lower.h).
+// lower.cpp: Clang AST -> IR for one function (see lower.h): the signature,
+// statements and scalar expressions. Arrays are in lower_arrays.cpp, loops
+// in lower_loops.cpp, the shared state in lowerer.h.
 //
 // Requires: a function definition whose AST Sema accepted; clang's implicit
 // conversions are explicit in it (ImplicitCastExpr), so lowering never
@@ -11,77 +13,24 @@
 // becomes a `let` whose body is the rest of the function, and after an early
 // `return` in one branch the rest only runs in the other one.
 //  * An `if` without a return inside is lowered once, as an expression whose
-//    value is the variables its branches assign (the join); the rest follows
-//    once, after `let`s that rebind those variables.
+//    value is the places its branches assign (the join); the rest follows
+//    once, after `let`s that rebind those places.
 //  * An `if` with a return inside is `if c then (then; rest) else (else;
 //    rest)`: the rest is copied when both branches can fall through, the
 //    price of having no join points in the IR.
-#include "lowering/lower.h"
+#include "lowering/lowerer.h"
 
 #include <algorithm>
-#include <map>
+#include <cmath>
 
 #include "lowering/differentiable.h"
-#include "lowering/math_functions.h"
-#include "clang/AST/ASTContext.h"
-#include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
-#include "clang/AST/Expr.h"
-#include "clang/AST/Stmt.h"
 #include "clang/AST/Type.h"
+#include "clang/Lex/Lexer.h"
 
 namespace chad {
+namespace lowering_detail {
 namespace {
-
-// Clang and the IR both have an Expr and a Type: in this file `Expr` and
-// `Type` are the IR's, Clang's are spelled CExpr and clang::Type.
-using CExpr = clang::Expr;
-using clang::BinaryOperator;
-using clang::CallExpr;
-using clang::CastExpr;
-using clang::CompoundStmt;
-using clang::DeclRefExpr;
-using clang::dyn_cast;
-using clang::FunctionDecl;
-using clang::IfStmt;
-using clang::isa;
-using clang::QualType;
-using clang::SourceLocation;
-using clang::Stmt;
-using clang::UnaryOperator;
-using clang::VarDecl;
-
-// Thrown at the first unsupported construct and caught in Lowerer::run
-// only: no exception ever crosses a clang frame.
-struct Unsupported {
-  LowerError error;
-};
-
-// The current SSA variable of each C variable in scope; null while the C
-// variable is declared but not yet assigned.
-using Env = std::map<const VarDecl *, Var *>;
-
-// The statements still to run: the rest of the innermost block, then the
-// rest of the enclosing ones. Nodes live on the stack of the lowering.
-struct Rest {
-  llvm::ArrayRef<const Stmt *> stmts;
-  const Rest *outer;
-};
-
-// Where control goes when the statements run out.
-struct Tail {
-  // null: off the end of the function, which is an error; otherwise the end
-  // of a branch of a return-free `if`, whose value is these variables.
-  const std::vector<const VarDecl *> *joined;
-  SourceLocation end; // the closing brace, for "missing return"
-};
-
-// `let var = value` waiting for its body.
-struct Binding {
-  Var *var;
-  Expr *value;
-  SourceLocation loc;
-};
 
 // ------------------------------------------------------------ types
 
@@ -113,14 +62,28 @@ Type *scalarType(QualType t) {
 
 bool isBool(QualType t) { return t.getCanonicalType()->isBooleanType(); }
 
+// 'T', or 'T' (aka 'U') when T is a typedef or an enum.
+std::string quotedType(QualType t) {
+  QualType c = t.getCanonicalType();
+  std::string spelled = t.getUnqualifiedType().getAsString();
+  std::string canonical = c.getUnqualifiedType().getAsString();
+  if (const auto *e = c->getAs<clang::EnumType>())
+    canonical = e->getDecl()->getIntegerType().getAsString();
+  std::string out = "'" + spelled + "'";
+  if (spelled != canonical)
+    out += " (aka '" + canonical + "')";
+  return out;
+}
+
 // Why `t` is outside the subset. `role` says where it was met
-// ("parameter type", "return type", "variable type", "type").
-std::string typeProblem(QualType t, const char *role) {
+// ("parameter", "return", "variable", ""); `name` names the declaration.
+std::string typeProblem(QualType t, const std::string &role,
+                        const std::string &name) {
   QualType c = t.getCanonicalType();
   if (c->isPointerType() || c->isBlockPointerType())
-    return "pointers are not supported yet";
+    return "pointers are not supported here";
   if (c->isArrayType())
-    return "arrays are not supported yet";
+    return "arrays are not supported here";
   if (c->isStructureType())
     return "struct types are not supported";
   if (c->isUnionType())
@@ -129,14 +92,16 @@ std::string typeProblem(QualType t, const char *role) {
     return "complex types are not supported";
   if (c->isVectorType())
     return "vector types are not supported";
-  std::string spelled = t.getUnqualifiedType().getAsString();
-  std::string canonical = c.getUnqualifiedType().getAsString();
-  if (const auto *e = c->getAs<clang::EnumType>())
-    canonical = e->getDecl()->getIntegerType().getAsString();
-  std::string msg = std::string("unsupported ") + role + " '" + spelled + "'";
-  if (spelled != canonical)
-    msg += " (aka '" + canonical + "')";
-  return msg;
+  if (c->isIntegerType() && !c->isBooleanType()) {
+    const std::string tail = "; only 'int' integers are supported";
+    if (!name.empty())
+      return role + " '" + name + "' has type " + quotedType(t) + tail;
+    if (role == "return")
+      return "return type " + quotedType(t) + " is not supported" + tail;
+    return "type " + quotedType(t) + " is not supported" + tail;
+  }
+  std::string what = role.empty() ? "type" : role + " type";
+  return "unsupported " + what + " " + quotedType(t);
 }
 
 double toDouble(llvm::APFloat f) {
@@ -159,43 +124,21 @@ bool containsReturn(const Stmt *s) {
   return false;
 }
 
-// The variable an assignment, compound assignment or ++/-- writes, if it is
-// a plain variable (other targets are rejected when lowered).
-const VarDecl *writtenVariable(const Stmt *s) {
-  const CExpr *target = nullptr;
-  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
-    target = b->getLHS();
-  else if (const auto *u = dyn_cast<UnaryOperator>(s);
-           u && u->isIncrementDecrementOp())
-    target = u->getSubExpr();
-  if (!target)
-    return nullptr;
-  if (const auto *d = dyn_cast<DeclRefExpr>(target->IgnoreParens()))
-    return dyn_cast<VarDecl>(d->getDecl());
-  return nullptr;
-}
-
-// The variables of `env` (declared before `s`) that `s` may assign, in
-// order of first assignment: the values a return-free `if` yields.
-void collectAssigned(const Stmt *s, const Env &env,
-                     std::vector<const VarDecl *> &out) {
-  if (!s)
-    return;
-  if (const VarDecl *v = writtenVariable(s))
-    if (env.count(v) && std::find(out.begin(), out.end(), v) == out.end())
-      out.push_back(v);
-  for (const Stmt *c : s->children())
-    collectAssigned(c, env, out);
-}
-
 llvm::ArrayRef<const Stmt *> statementsOf(const CompoundStmt *b) {
   return llvm::ArrayRef<const Stmt *>(b->body_begin(), b->body_end());
 }
 
 std::string unsupportedStatement(const Stmt *s) {
-  if (isa<clang::ForStmt>(s) || isa<clang::WhileStmt>(s) ||
-      isa<clang::DoStmt>(s))
-    return "loops are not supported yet";
+  if (isa<clang::WhileStmt>(s))
+    return "'while' loops are not supported yet (only 'for' loops with an "
+           "int counter)";
+  if (isa<clang::DoStmt>(s))
+    return "'do' loops are not supported yet (only 'for' loops with an int "
+           "counter)";
+  if (isa<clang::BreakStmt>(s))
+    return "'break' is not supported yet";
+  if (isa<clang::ContinueStmt>(s))
+    return "'continue' is not supported yet";
   if (isa<clang::SwitchStmt>(s))
     return "switch statements are not supported";
   if (isa<clang::GotoStmt>(s) || isa<clang::IndirectGotoStmt>(s))
@@ -208,12 +151,12 @@ std::string unsupportedStatement(const Stmt *s) {
 }
 
 std::string unsupportedExpression(const CExpr *e) {
-  if (isa<clang::ArraySubscriptExpr>(e))
-    return "arrays are not supported yet";
   if (isa<clang::MemberExpr>(e))
     return "struct types are not supported";
   if (isa<clang::StmtExpr>(e))
     return "statement expressions are not supported";
+  if (isa<clang::CompoundLiteralExpr>(e))
+    return "compound literals are not supported";
   return std::string("unsupported construct '") + e->getStmtClassName() + "'";
 }
 
@@ -249,134 +192,116 @@ bool isBooleanValued(const Expr *x) {
   return false;
 }
 
+} // namespace
+
+Type *irScalarType(QualType t) { return scalarType(t); }
+std::string irTypeProblem(QualType t, const std::string &role,
+                          const std::string &name) {
+  return typeProblem(t, role, name);
+}
+
 // ------------------------------------------------------------ lowerer
-
-class Lowerer {
-public:
-  Lowerer(const FunctionDecl *fd, Arena *arena, SourceLocs &locs)
-      : fd(fd), ctx(fd->getASTContext()), arena(arena), locs(locs) {}
-
-  LoweredFunction run();
-
-private:
-  [[noreturn]] void fail(SourceLocation loc, std::string what) {
-    throw Unsupported{{loc, std::move(what)}};
-  }
-
-  // signature
-  Signature lowerSignature();
-  Type *requireType(QualType t, SourceLocation loc, const char *role);
-  Var *newVar(const VarDecl *v);
-  Env normalizeBoolParams(SourceLocation loc, std::vector<Binding> &entry);
-  Expr *wrapInLets(const std::vector<Binding> &bindings, Expr *body);
-
-  // statements
-  Expr *lowerSeq(const Rest *rest, Env env, const Tail &tail);
-  Expr *lowerStmt(const Stmt *s, const Rest *next, Env env, const Tail &tail);
-  Expr *finish(const Env &env, const Tail &tail);
-  Expr *lowerDeclStmt(const clang::DeclStmt *s, const Rest *next, Env env,
-                      const Tail &tail);
-  Type *checkLocalVariable(const VarDecl *v);
-  void checkLocalDeclaration(const clang::Decl *d);
-  Expr *lowerReturn(const clang::ReturnStmt *r, const Env &env);
-  Expr *lowerIf(const IfStmt *s, const Rest *next, Env env, const Tail &tail);
-  Expr *bindJoined(const std::vector<const VarDecl *> &joined, Expr *value,
-                   SourceLocation loc, const Rest *next, Env env,
-                   const Tail &tail);
-  Expr *lowerExprStmt(const CExpr *e, const Rest *next, Env env,
-                      const Tail &tail);
-  Expr *assign(const VarDecl *v, Expr *value, SourceLocation loc,
-               const Rest *next, Env env, const Tail &tail);
-  const VarDecl *assignmentTarget(const CExpr *lhs);
-
-  // expressions
-  Expr *lowerExpr(const CExpr *e, const Env &env);
-  Type *exprType(const CExpr *e);
-  Expr *readVariable(const VarDecl *v, SourceLocation loc, const Env &env);
-  Expr *lowerDeclRef(const DeclRefExpr *d, Type *t, const Env &env);
-  Expr *lowerGlobalRead(const VarDecl *v, Type *t, SourceLocation loc);
-  Expr *lowerCast(const CastExpr *c, const Env &env);
-  Expr *foldConstant(const CExpr *e, Type *t);
-  Expr *lowerUnary(const UnaryOperator *u, const Env &env);
-  Expr *lowerBinary(const BinaryOperator *b, const Env &env);
-  Expr *lowerLogical(const BinaryOperator *b, const Env &env);
-  Expr *lowerCall(const CallExpr *c, const Env &env);
-  Expr *lowerMathCall(const CallExpr *c, const MathFunction &m, const Env &env);
-  Expr *lowerDifferentiableCall(const CallExpr *c, const FunctionDecl *callee,
-                                const Env &env);
-  Expr *lowerCondition(const CExpr *e, const Env &env);
-  Expr *truthValue(Expr *x, SourceLocation loc);
-  Expr *convert(Expr *x, QualType from, QualType to, SourceLocation loc);
-
-  // located builders
-  Expr *at(Expr *e, SourceLocation loc) {
-    e->loc = locs.toIR(loc);
-    return e;
-  }
-  Expr *mkInt(long long v, SourceLocation loc) {
-    return at(ex_int(arena, v), loc);
-  }
-  Expr *mkConst(Type *t, double v, SourceLocation loc) {
-    return at(ex_const(arena, t, v), loc);
-  }
-  Expr *mkVar(Var *v, SourceLocation loc) { return at(ex_var(arena, v), loc); }
-  Expr *mkPrim1(Prim p, Expr *x, SourceLocation loc) {
-    return at(ex_prim1(arena, p, x), loc);
-  }
-  Expr *mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc) {
-    return at(ex_prim2(arena, p, x, y), loc);
-  }
-  Expr *mkIf(Expr *c, Expr *t, Expr *e, SourceLocation loc) {
-    return at(ex_if(arena, c, t, e), loc);
-  }
-  Expr *mkLet(Var *v, Expr *rhs, Expr *body, SourceLocation loc) {
-    return at(ex_let(arena, v, rhs, body), loc);
-  }
-
-  const FunctionDecl *fd;
-  clang::ASTContext &ctx;
-  Arena *arena;
-  SourceLocs &locs;
-  Env paramEnv;
-  std::vector<CalleeUse> callees;
-  long statementsLowered = 0;
-  static constexpr long kMaxStatementsLowered = 200000;
-};
 
 LoweredFunction Lowerer::run() {
   LoweredFunction out;
   try {
     out.sig = lowerSignature();
     out.signatureOk = true;
-    const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(fd->getBody());
+    const auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
     if (!body)
       fail(fd->getLocation(), "unsupported function body");
+    prescanArrays(body);
     Rest rest{statementsOf(body), nullptr};
     Tail tail{nullptr, body->getRBracLoc()};
     std::vector<Binding> entry;
     Env env = normalizeBoolParams(body->getLBracLoc(), entry);
-    out.body = wrapInLets(entry, lowerSeq(&rest, std::move(env), tail));
+    initOutputs(env, entry, fd->getLocation());
+    Expr *lowered = wrapInLets(entry, lowerSeq(&rest, std::move(env), tail));
+    // Loops lower their body once per IR loop, each keeping what it needs;
+    // the rest, and the poison that nothing depends on, goes here.
+    lowered = deadLets(lowered);
+    checkPoison(lowered, nullptr, -1);
+    out.body = lowered;
     out.callees = callees;
   } catch (const Unsupported &u) {
     out.body = nullptr;
     out.error = u.error;
+  } catch (const std::exception &e) { // a bug here, not in the user's code
+    out.body = nullptr;
+    out.error = LowerError{fd->getLocation(),
+                           std::string("internal error in lowering: ") +
+                               e.what()};
   }
   return out;
 }
 
-// ---------------------------------------------------------- signature
-
-Type *Lowerer::requireType(QualType t, SourceLocation loc, const char *role) {
-  if (Type *ir = scalarType(t))
-    return ir;
-  fail(loc, typeProblem(t, role));
+std::string Lowerer::text(const Stmt *s) {
+  const clang::SourceManager &sm = ctx.getSourceManager();
+  clang::CharSourceRange r = sm.getExpansionRange(s->getSourceRange());
+  std::string t =
+      clang::Lexer::getSourceText(r, sm, ctx.getLangOpts()).str();
+  std::string out;
+  bool space = false;
+  for (char c : t) { // one line, single spaces
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space)
+      out += ' ';
+    space = false;
+    out += c;
+  }
+  if (out.size() > 40)
+    out = out.substr(0, 37) + "...";
+  return out;
 }
 
-Var *Lowerer::newVar(const VarDecl *v) {
-  std::string name = v->getName().str();
-  if (const auto *p = dyn_cast<clang::ParmVarDecl>(v); p && name.empty())
-    name = "unnamed_" + std::to_string(p->getFunctionScopeIndex()); // C2x
-  return var_new(arena, name.c_str(), scalarType(v->getType()));
+std::string Lowerer::placeName(const Place &p) {
+  std::string n = p.decl->getNameAsString();
+  if (p.elem >= 0)
+    return n + "[" + std::to_string(p.elem) + "]";
+  return n;
+}
+
+// ---------------------------------------------------------- signature
+
+Type *Lowerer::requireType(QualType t, SourceLocation loc, const char *role,
+                           const clang::NamedDecl *named) {
+  if (Type *ir = scalarType(t))
+    return ir;
+  fail(loc, typeProblem(t, role, named ? named->getNameAsString() : ""));
+}
+
+Var *Lowerer::newVar(const VarDecl *v) { return newPlaceVar({v, kWhole}); }
+
+Type *Lowerer::placeType(const Place &p) {
+  auto it = arrays.find(p.decl);
+  if (it == arrays.end())
+    return scalarType(p.decl->getType());
+  switch (p.elem) {
+  case kWhole:
+    return ty_array(arena, it->second.elem);
+  case kSiteIdx:
+    return ty_int();
+  default:
+    return it->second.elem;
+  }
+}
+
+Var *Lowerer::newPlaceVar(const Place &p) {
+  std::string name = p.decl->getName().str();
+  if (const auto *pv = dyn_cast<clang::ParmVarDecl>(p.decl); pv && name.empty())
+    name = "unnamed_" + std::to_string(pv->getFunctionScopeIndex()); // C2x
+  if (p.elem >= 0)
+    name += "_" + std::to_string(p.elem);
+  else if (p.elem == kSlot)
+    name += "_elt";
+  else if (p.elem == kSiteIdx)
+    name += "_at";
+  else if (p.elem == kSiteVal)
+    name += "_add";
+  return var_new(arena, name.c_str(), placeType(p));
 }
 
 // The IR has no _Bool: a _Bool parameter is an int in f_fwd and f_rev, to
@@ -390,9 +315,10 @@ Env Lowerer::normalizeBoolParams(SourceLocation loc,
     if (!isBool(p->getType()))
       continue;
     Var *v = newVar(p);
-    Expr *value = mkPrim2(P_NE, mkVar(paramEnv.at(p), loc), mkInt(0, loc), loc);
+    Expr *value = mkPrim2(P_NE, mkVar(paramEnv.vars.at({p, kWhole}), loc),
+                          mkInt(0, loc), loc);
     entry.push_back({v, value, loc});
-    env[p] = v;
+    env.vars[{p, kWhole}] = v;
   }
   return env;
 }
@@ -410,18 +336,13 @@ Signature Lowerer::lowerSignature() {
   s.isStatic = !fd->isExternallyVisible();
   if (fd->isVariadic())
     fail(fd->getLocation(), "variadic functions are not supported");
+  classifyParams(s); // fills params, classes, `arrays`, `outputs`
   QualType ret = fd->getReturnType();
-  if (ret->isVoidType())
-    fail(fd->getLocation(), "function returns void");
-  SourceLocation retLoc = fd->getReturnTypeSourceRange().getBegin();
-  s.ret = requireType(ret, retLoc.isValid() ? retLoc : fd->getLocation(),
-                      "return type");
-  for (const clang::ParmVarDecl *p : fd->parameters()) {
-    requireType(p->getType(), p->getLocation(), "parameter type");
-    Var *v = newVar(p);
-    paramEnv[p] = v;
-    s.params.push_back(v);
-  }
+  returnsVoid = ret->isVoidType();
+  if (returnsVoid && outputs.empty())
+    fail(fd->getLocation(), "function returns void and writes no output "
+                            "array (a 'double *' or 'float *' parameter)");
+  s.ret = resultType(fd, /*forCall=*/false);
   return s;
 }
 
@@ -443,7 +364,8 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
   // error long before memory runs out.
   if (++statementsLowered > kMaxStatementsLowered)
     fail(fd->getLocation(), "too many paths through early returns (the code "
-                            "after each one is copied per path)");
+                            "after each one is copied per path) or through "
+                            "nested loops (each IR loop lowers its body)");
   if (const auto *b = dyn_cast<CompoundStmt>(s)) {
     Rest inner{statementsOf(b), next};
     return lowerSeq(&inner, std::move(env), tail);
@@ -452,10 +374,15 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
     return lowerSeq(next, std::move(env), tail);
   if (const auto *d = dyn_cast<clang::DeclStmt>(s))
     return lowerDeclStmt(d, next, std::move(env), tail);
-  if (const auto *r = dyn_cast<clang::ReturnStmt>(s))
-    return lowerReturn(r, env); // what follows a return never runs
+  if (const auto *r = dyn_cast<clang::ReturnStmt>(s)) {
+    if (!loops.empty())
+      fail(r->getBeginLoc(), "'return' inside a loop is not supported yet");
+    return lowerReturn(r, std::move(env)); // what follows never runs
+  }
   if (const auto *i = dyn_cast<IfStmt>(s))
     return lowerIf(i, next, std::move(env), tail);
+  if (const auto *f = dyn_cast<ForStmt>(s))
+    return lowerFor(f, next, std::move(env), tail);
   if (const auto *a = dyn_cast<clang::AttributedStmt>(s))
     return lowerStmt(a->getSubStmt(), next, std::move(env), tail);
   if (const auto *e = dyn_cast<CExpr>(s))
@@ -464,16 +391,30 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
 }
 
 Expr *Lowerer::finish(const Env &env, const Tail &tail) {
-  if (!tail.joined)
+  if (!tail.joined) {
+    if (returnsVoid)
+      return outputResult(nullptr, env, tail.end);
     fail(tail.end, "missing return");
+  }
   std::vector<Expr *> values;
-  for (const VarDecl *v : *tail.joined) {
-    Var *current = env.at(v);
+  for (const Place &p : *tail.joined) {
+    if (p.elem == kWhole && arrays.count(p.decl)) {
+      const ArrayVal &a = env.arrays.at(p.decl);
+      // Unwritten on this path: the written prefix is empty.
+      values.push_back(a.value ? ex_var(arena, a.value)
+                               : emptyArray(arrays.at(p.decl).elem));
+      continue;
+    }
+    auto it = env.vars.find(p);
+    if (it == env.vars.end())
+      fail(tail.end, "internal error: '" + placeName(p) + "' is not in scope "
+                     "at the end of a block");
+    Var *current = it->second;
     // Unassigned on this path: any value will do, C would read garbage.
     values.push_back(current ? ex_var(arena, current)
-                             : ex_const(arena, scalarType(v->getType()), 0));
+                             : ex_const(arena, placeType(p), 0));
   }
-  if (values.size() == 1)
+  if (values.size() == 1 && !tail.tuple)
     return values[0];
   return ex_tuple(arena, (int)values.size(), values.data());
 }
@@ -490,13 +431,20 @@ void Lowerer::checkLocalDeclaration(const clang::Decl *d) {
        std::string("unsupported declaration '") + d->getDeclKindName() + "'");
 }
 
-Type *Lowerer::checkLocalVariable(const VarDecl *v) {
+void Lowerer::checkLocalVariable(const VarDecl *v) {
   if (v->isStaticLocal() || v->getTSCSpec() != clang::TSCS_unspecified)
     fail(v->getLocation(), "static local variables are not supported");
   if (v->hasExternalStorage())
     fail(v->getLocation(), "extern declarations inside functions are not "
                            "supported");
-  return requireType(v->getType(), v->getLocation(), "variable type");
+  QualType t = v->getType();
+  if (t->isPointerType())
+    fail(v->getLocation(), "local pointer variable '" + v->getNameAsString() +
+                               "' is not supported yet (index the array "
+                               "itself)");
+  if (t->isArrayType())
+    return; // registerLocalArray checks it
+  requireType(t, v->getLocation(), "variable", v);
 }
 
 Expr *Lowerer::lowerDeclStmt(const clang::DeclStmt *s, const Rest *next,
@@ -509,24 +457,97 @@ Expr *Lowerer::lowerDeclStmt(const clang::DeclStmt *s, const Rest *next,
       continue;
     }
     checkLocalVariable(v);
-    if (!v->getInit()) {
-      env[v] = nullptr;
+    if (v->getType()->isArrayType()) {
+      lowerLocalArrayDecl(v, env, bindings);
       continue;
     }
+    if (!v->getInit()) {
+      env.vars[{v, kWhole}] = nullptr;
+      continue;
+    }
+    lowerEffects(v->getInit(), env, bindings);
     Expr *value = lowerExpr(v->getInit(), env);
     Var *var = newVar(v);
-    env[v] = var;
+    noteZero(var, value);
+    env.vars[{v, kWhole}] = var;
     bindings.push_back({var, value, v->getLocation()});
   }
   return wrapInLets(bindings, lowerSeq(next, std::move(env), tail));
 }
 
-Expr *Lowerer::lowerReturn(const clang::ReturnStmt *r, const Env &env) {
+Expr *Lowerer::lowerReturn(const clang::ReturnStmt *r, Env env) {
   // Sema already converted the value to the return type.
   const CExpr *value = r->getRetValue();
-  if (!value)
-    fail(r->getBeginLoc(), "missing return value");
-  return lowerExpr(value, env);
+  if (!value) {
+    if (!returnsVoid)
+      fail(r->getBeginLoc(), "missing return value");
+    return outputResult(nullptr, env, r->getBeginLoc());
+  }
+  if (returnsVoid) // `return f();` of a void f: the call is the statement
+    fail(r->getBeginLoc(), "returning a void expression is not supported");
+  std::vector<Binding> bindings;
+  lowerEffects(value, env, bindings);
+  Expr *v = lowerExpr(value, env);
+  return wrapInLets(bindings, outputResult(v, env, r->getBeginLoc()));
+}
+
+// A place that a statement assigns, if it was in scope before it.
+void Lowerer::addJoined(const Place &p, const Env &env,
+                        std::vector<Place> &out) {
+  bool inScope = p.elem == kWhole && arrays.count(p.decl)
+                     ? env.arrays.count(p.decl) != 0
+                     : env.vars.count(p) != 0;
+  if (inScope && std::find(out.begin(), out.end(), p) == out.end())
+    out.push_back(p);
+}
+
+// The places of `env` that `s` may assign, in order of first assignment:
+// the values a return-free `if` yields.
+void Lowerer::collectAssigned(const Stmt *s, const Env &env,
+                              std::vector<Place> &out) {
+  if (!s)
+    return;
+  const CExpr *target = nullptr;
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+    target = b->getLHS();
+  else if (const auto *u = dyn_cast<UnaryOperator>(s);
+           u && u->isIncrementDecrementOp())
+    target = u->getSubExpr();
+  if (target) {
+    target = target->IgnoreParens();
+    if (const auto *d = dyn_cast<DeclRefExpr>(target)) {
+      if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
+        addJoined({v, kWhole}, env, out);
+    } else if (const auto *sub = dyn_cast<ArraySubscriptExpr>(target)) {
+      if (const VarDecl *a = arrayBase(sub, false)) {
+        Place p{a, kWhole};
+        switch (resolveWrite(sub, a, cast<CExpr>(s), p)) {
+        case Res::Element:
+        case Res::Slot:
+          addJoined(p, env, out);
+          break;
+        case Res::SiteTarget:
+          addJoined({a, kSiteIdx}, env, out);
+          addJoined({a, kSiteVal}, env, out);
+          break;
+        case Res::Skip:
+          break;
+        case Res::Direct:
+          addJoined({a, kWhole}, env, out);
+          break;
+        }
+      }
+    }
+  }
+  if (const auto *c = dyn_cast<CallExpr>(s)) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    if (callee && isDifferentiable(callee) && calleeWritesArrays(callee))
+      for (const CExpr *arg : c->arguments())
+        if (const VarDecl *a = arrayDecl(arg))
+          addJoined({a, kWhole}, env, out);
+  }
+  for (const Stmt *c : s->children())
+    collectAssigned(c, env, out);
 }
 
 Expr *Lowerer::lowerIf(const IfStmt *s, const Rest *next, Env env,
@@ -547,9 +568,9 @@ Expr *Lowerer::lowerIf(const IfStmt *s, const Rest *next, Env env,
     return mkIf(cond, t, e, s->getIfLoc());
   }
 
-  std::vector<const VarDecl *> joined;
+  std::vector<Place> joined;
   collectAssigned(s, env, joined);
-  Tail join{&joined, SourceLocation()};
+  Tail join{&joined, s->getIfLoc()};
   Rest thenOnly{thenStmts, nullptr};
   Rest elseOnly{elseStmts, nullptr};
   Expr *t = lowerSeq(&thenOnly, env, join);
@@ -560,30 +581,29 @@ Expr *Lowerer::lowerIf(const IfStmt *s, const Rest *next, Env env,
                     next, std::move(env), tail);
 }
 
-// let x = <if> in rest, or for several variables
+// let x = <if> in rest, or for several places
 // let branch = <if> in let x = get 0 branch in let y = get 1 branch in rest.
-Expr *Lowerer::bindJoined(const std::vector<const VarDecl *> &joined,
-                          Expr *value, SourceLocation loc, const Rest *next,
-                          Env env, const Tail &tail) {
-  if (joined.size() == 1) {
-    Var *v = newVar(joined[0]);
-    env[joined[0]] = v;
-    return mkLet(v, value, lowerSeq(next, std::move(env), tail), loc);
-  }
-  std::vector<Type *> types;
-  for (const VarDecl *v : joined)
-    types.push_back(scalarType(v->getType()));
-  Var *branch = var_new(arena, "branch",
-                        ty_tuple(arena, (int)types.size(), types.data()));
+Expr *Lowerer::bindJoined(const std::vector<Place> &joined, Expr *value,
+                          SourceLocation loc, const Rest *next, Env env,
+                          const Tail &tail) {
   std::vector<Var *> vars;
-  for (const VarDecl *v : joined) {
-    vars.push_back(newVar(v));
-    env[v] = vars.back();
+  for (const Place &p : joined) {
+    vars.push_back(newPlaceVar(p));
+    if (p.elem == kWhole && arrays.count(p.decl))
+      env.arrays[p.decl] = ArrayVal{vars.back(), nullptr};
+    else
+      env.vars[p] = vars.back();
   }
   Expr *body = lowerSeq(next, std::move(env), tail);
+  if (vars.size() == 1)
+    return mkLet(vars[0], value, body, loc);
+  std::vector<Type *> types;
+  for (Var *v : vars)
+    types.push_back(v->type);
+  Var *branch = var_new(arena, "branch",
+                        ty_tuple(arena, (int)types.size(), types.data()));
   for (int i = (int)vars.size() - 1; i >= 0; i--)
-    body = mkLet(vars[i], at(ex_get(arena, i, mkVar(branch, loc)), loc), body,
-                 loc);
+    body = mkLet(vars[i], mkGet(i, mkVar(branch, loc), loc), body, loc);
   return mkLet(branch, value, body, loc);
 }
 
@@ -593,10 +613,40 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
                              const Tail &tail) {
   e = e->IgnoreParens();
   SourceLocation loc = e->getExprLoc();
+  const CExpr *target = nullptr;
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
+    target = b->getLHS()->IgnoreParens();
+  else if (const auto *u = dyn_cast<UnaryOperator>(e);
+           u && u->isIncrementDecrementOp())
+    target = u->getSubExpr()->IgnoreParens();
+  if (const auto *sub = dyn_cast_or_null<ArraySubscriptExpr>(target))
+    return lowerElementWrite(e, sub, next, std::move(env), tail);
+
+  Place place{nullptr, kWhole};
+  if (target) {
+    SourceLocation tloc = target->getExprLoc();
+    const auto *d = dyn_cast<DeclRefExpr>(target);
+    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+    if (!v) {
+      if (const auto *u = dyn_cast<UnaryOperator>(target);
+          u && u->getOpcode() == clang::UO_Deref)
+        fail(tloc, "pointer dereference '" + text(target) +
+                       "' is not supported yet (write 'p[0]')");
+      if (isa<clang::MemberExpr>(target))
+        fail(tloc, "struct types are not supported");
+      fail(tloc, "unsupported assignment target");
+    }
+    if (!v->hasLocalStorage())
+      fail(tloc, "writes to global variable '" + v->getNameAsString() + "'");
+    if (arrays.count(v) || v->getType()->isPointerType())
+      fail(tloc, "assignment to pointer '" + v->getNameAsString() +
+                     "' is not supported");
+    place = {v, kWhole};
+  }
+
   if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(e)) {
-    const VarDecl *v = assignmentTarget(c->getLHS());
     QualType lhsType = c->getLHS()->getType();
-    Expr *old = convert(readVariable(v, loc, env), lhsType,
+    Expr *old = convert(readPlace(place, loc, env), lhsType,
                         c->getComputationLHSType(), loc);
     Prim p;
     if (!binaryPrim(BinaryOperator::getOpForCompoundAssignment(c->getOpcode()),
@@ -604,13 +654,16 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
       fail(loc, "operator '" + c->getOpcodeStr().str() + "' is not supported");
     Expr *result = mkPrim2(p, old, lowerExpr(c->getRHS(), env), loc);
     Expr *value = convert(result, c->getComputationResultType(), lhsType, loc);
-    return assign(v, value, loc, next, std::move(env), tail);
+    return assignPlace(place, value, loc, next, std::move(env), tail);
   }
   if (const auto *b = dyn_cast<BinaryOperator>(e)) {
     if (b->getOpcode() == clang::BO_Assign) {
-      const VarDecl *v = assignmentTarget(b->getLHS());
+      std::vector<Binding> effects;
+      lowerEffects(b->getRHS(), env, effects);
       Expr *value = lowerExpr(b->getRHS(), env); // already of the lhs type
-      return assign(v, value, loc, next, std::move(env), tail);
+      return wrapInLets(effects,
+                        assignPlace(place, value, loc, next, std::move(env),
+                                    tail));
     }
     if (b->getOpcode() == clang::BO_Comma) {
       const Stmt *both[2] = {b->getLHS(), b->getRHS()};
@@ -620,46 +673,41 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
   }
   if (const auto *u = dyn_cast<UnaryOperator>(e);
       u && u->isIncrementDecrementOp()) {
-    const VarDecl *v = assignmentTarget(u->getSubExpr());
     QualType type = u->getSubExpr()->getType();
     // C computes x + 1 in the promoted type: int for a _Bool.
     QualType promoted = isBool(type) ? ctx.IntTy : type;
-    Expr *old = convert(readVariable(v, loc, env), type, promoted, loc);
+    Expr *old = convert(readPlace(place, loc, env), type, promoted, loc);
     Expr *one = mkConst(scalarType(promoted), 1, loc);
     Expr *result = mkPrim2(u->isIncrementOp() ? P_ADD : P_SUB, old, one, loc);
-    return assign(v, convert(result, promoted, type, loc), loc, next,
-                  std::move(env), tail);
+    return assignPlace(place, convert(result, promoted, type, loc), loc, next,
+                       std::move(env), tail);
   }
+  const CExpr *value = e;
   if (const auto *c = dyn_cast<clang::CStyleCastExpr>(e);
       c && c->getCastKind() == clang::CK_ToVoid)
-    lowerExpr(c->getSubExpr(), env);
-  else
-    lowerExpr(e, env);
-  return lowerSeq(next, std::move(env), tail);
+    value = c->getSubExpr();
+  std::vector<Binding> effects;
+  lowerEffects(value, env, effects);
+  if (const CallExpr *call = effectCallIn(value);
+      !call || effectValues.count(call) == 0)
+    lowerExpr(value, env);
+  return wrapInLets(effects, lowerSeq(next, std::move(env), tail));
 }
 
-Expr *Lowerer::assign(const VarDecl *v, Expr *value, SourceLocation loc,
-                      const Rest *next, Env env, const Tail &tail) {
-  Var *var = newVar(v);
-  env[v] = var;
+// A float accumulator that starts at +0 sums exactly as C adds (see
+// lower_loops.cpp): remember which variables hold the literal +0.
+void Lowerer::noteZero(Var *v, const Expr *value) {
+  if (value->kind == E_CONST && value->type && type_is_float(value->type) &&
+      value->fval == 0 && !std::signbit(value->fval))
+    zeroConst.insert(v);
+}
+
+Expr *Lowerer::assignPlace(const Place &p, Expr *value, SourceLocation loc,
+                           const Rest *next, Env env, const Tail &tail) {
+  Var *var = newPlaceVar(p);
+  noteZero(var, value);
+  env.vars[p] = var;
   return mkLet(var, value, lowerSeq(next, std::move(env), tail), loc);
-}
-
-const VarDecl *Lowerer::assignmentTarget(const CExpr *lhs) {
-  const CExpr *t = lhs->IgnoreParens();
-  SourceLocation loc = t->getExprLoc();
-  if (const auto *d = dyn_cast<DeclRefExpr>(t))
-    if (const auto *v = dyn_cast<VarDecl>(d->getDecl())) {
-      if (v->hasLocalStorage())
-        return v;
-      fail(loc, "writes to global variable '" + v->getNameAsString() + "'");
-    }
-  if (const auto *u = dyn_cast<UnaryOperator>(t);
-      u && u->getOpcode() == clang::UO_Deref)
-    fail(loc, "pointers are not supported yet");
-  if (isa<clang::ArraySubscriptExpr>(t) || isa<clang::MemberExpr>(t))
-    fail(loc, unsupportedExpression(t));
-  fail(loc, "unsupported assignment target");
 }
 
 // -------------------------------------------------------- expressions
@@ -667,7 +715,7 @@ const VarDecl *Lowerer::assignmentTarget(const CExpr *lhs) {
 Type *Lowerer::exprType(const CExpr *e) {
   if (Type *t = scalarType(e->getType()))
     return t;
-  fail(e->getExprLoc(), typeProblem(e->getType(), "type"));
+  fail(e->getExprLoc(), typeProblem(e->getType(), "", ""));
 }
 
 Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
@@ -684,13 +732,33 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
     return lowerCast(c, env);
   if (const auto *c = dyn_cast<CallExpr>(e))
     return lowerCall(c, env);
-  if (const auto *u = dyn_cast<UnaryOperator>(e);
-      u &&
-      (u->getOpcode() == clang::UO_AddrOf || u->getOpcode() == clang::UO_Deref))
-    fail(loc, "pointers are not supported yet");
+  if (const auto *s = dyn_cast<ArraySubscriptExpr>(e))
+    return lowerSubscriptRead(s, env);
+  if (const auto *u = dyn_cast<UnaryOperator>(e)) {
+    if (u->getOpcode() == clang::UO_AddrOf)
+      fail(loc, "address-of '" + text(u) + "' is not supported");
+    if (u->getOpcode() == clang::UO_Deref)
+      fail(loc, "pointer dereference '" + text(u) +
+                    "' is not supported yet (write 'p[0]')");
+  }
+  if (const auto *b = dyn_cast<BinaryOperator>(e);
+      b && (b->getLHS()->getType()->isPointerType() ||
+            b->getRHS()->getType()->isPointerType())) {
+    if (b->isAdditiveOp() || b->isCompoundAssignmentOp())
+      fail(loc, "pointer arithmetic '" + text(b) + "' is not supported yet");
+    if (b->isComparisonOp())
+      fail(loc, "pointer comparison '" + text(b) + "' is not supported");
+  }
+  if (const auto *d = dyn_cast<DeclRefExpr>(e))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl());
+        v && (arrays.count(v) || v->getType()->isPointerType() ||
+              v->getType()->isArrayType()))
+      fail(loc, "use of array '" + v->getNameAsString() +
+                    "' other than indexing it or passing it to a "
+                    "differentiable function is not supported yet");
   Type *t = exprType(e);
   if (const auto *d = dyn_cast<DeclRefExpr>(e))
-    return lowerDeclRef(d, t, env);
+    return lowerDeclRef(d, env);
   if (const auto *i = dyn_cast<clang::IntegerLiteral>(e))
     return mkInt(i->getValue().getSExtValue(), loc);
   if (const auto *c = dyn_cast<clang::CharacterLiteral>(e))
@@ -708,22 +776,25 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   fail(loc, unsupportedExpression(e));
 }
 
-Expr *Lowerer::readVariable(const VarDecl *v, SourceLocation loc,
-                            const Env &env) {
-  auto it = env.find(v);
-  if (it == env.end())
-    fail(loc, "unsupported use of '" + v->getNameAsString() + "'");
+Expr *Lowerer::readPlace(const Place &p, SourceLocation loc, const Env &env) {
+  auto it = env.vars.find(p);
+  if (it == env.vars.end())
+    fail(loc, "unsupported use of '" + placeName(p) + "'");
   if (!it->second)
-    fail(loc, "'" + v->getNameAsString() + "' is read before it is assigned");
+    fail(loc, "'" + placeName(p) + "' is read before it is assigned");
+  auto poison = poisons.find(it->second);
+  if (poison != poisons.end() && !poison->second.readMsg.empty())
+    fail(loc, poison->second.readMsg);
   return mkVar(it->second, loc);
 }
 
-Expr *Lowerer::lowerDeclRef(const DeclRefExpr *d, Type *t, const Env &env) {
+Expr *Lowerer::lowerDeclRef(const DeclRefExpr *d, const Env &env) {
   SourceLocation loc = d->getExprLoc();
   const clang::ValueDecl *decl = d->getDecl();
   if (const auto *v = dyn_cast<VarDecl>(decl))
-    return v->hasLocalStorage() ? readVariable(v, loc, env)
-                                : lowerGlobalRead(v, t, loc);
+    return v->hasLocalStorage()
+               ? readPlace({v, kWhole}, loc, env)
+               : lowerGlobalRead(v, exprType(d), loc);
   if (const auto *c = dyn_cast<clang::EnumConstantDecl>(decl))
     return mkInt(c->getInitVal().getSExtValue(), loc);
   fail(loc, "unsupported reference to '" + decl->getNameAsString() + "'");
@@ -774,7 +845,10 @@ Expr *Lowerer::lowerCast(const CastExpr *c, const Env &env) {
   case clang::CK_ToVoid:
     fail(loc, "casts to void inside an expression are not supported");
   case clang::CK_ArrayToPointerDecay:
-    fail(loc, "arrays are not supported yet");
+    return lowerExpr(sub, env); // says what is wrong with the array use
+  case clang::CK_PointerToBoolean:
+    fail(loc, "pointer used as a truth value ('" + text(c) +
+                  "') is not supported");
   default:
     exprType(c); // pointer conversions say so
     fail(loc,
@@ -789,7 +863,7 @@ Expr *Lowerer::convert(Expr *x, QualType from, QualType to,
     return truthValue(x, loc);
   Type *f = scalarType(from), *t = scalarType(to);
   if (!f || !t)
-    fail(loc, typeProblem(f ? to : from, "type"));
+    fail(loc, typeProblem(f ? to : from, "", ""));
   if (type_eq(f, t))
     return x;
   switch (t->kind) {
@@ -845,6 +919,18 @@ Expr *Lowerer::lowerUnary(const UnaryOperator *u, const Env &env) {
   default:
     fail(loc, "operator '" + op + "' is not supported");
   }
+}
+
+// x + 0 where 0 is an accumulator's per-iteration start (see
+// lower_loops.cpp) is x: a sum body then yields the increment itself.
+Expr *Lowerer::mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc) {
+  if (p == P_ADD && isZeroVar(x))
+    return y;
+  if ((p == P_ADD || p == P_SUB) && isZeroVar(y))
+    return x;
+  if (p == P_SUB && isZeroVar(x))
+    return at(ex_prim1(arena, P_NEG, y), loc);
+  return at(ex_prim2(arena, p, x, y), loc);
 }
 
 Expr *Lowerer::lowerBinary(const BinaryOperator *b, const Env &env) {
@@ -911,37 +997,11 @@ Expr *Lowerer::lowerMathCall(const CallExpr *c, const MathFunction &m,
             c->getBeginLoc());
 }
 
-Expr *Lowerer::lowerDifferentiableCall(const CallExpr *c,
-                                       const FunctionDecl *callee,
-                                       const Env &env) {
-  SourceLocation loc = c->getBeginLoc();
-  std::string name = callee->getNameAsString();
-  if (!callee->getType()->getAs<clang::FunctionProtoType>())
-    fail(loc, "call to '" + name + "' which has no prototype");
-  if (callee->isVariadic())
-    fail(loc, "call to '" + name + "': variadic functions are not supported");
-  if (callee->getReturnType()->isVoidType())
-    fail(loc, "call to '" + name + "' which returns void");
-  Type *ret = exprType(c);
-  std::vector<Expr *> args;
-  for (const CExpr *a : c->arguments())
-    args.push_back(lowerExpr(a, env)); // converted to the parameter types
-  const FunctionDecl *canonical = callee->getCanonicalDecl();
-  bool seen = false;
-  for (const CalleeUse &u : callees)
-    seen = seen || u.callee == canonical;
-  if (!seen)
-    callees.push_back({canonical, loc});
-  Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
-  call->type = ret;
-  return at(call, loc);
-}
-
-} // namespace
+} // namespace lowering_detail
 
 LoweredFunction lowerFunction(const clang::FunctionDecl *fd, Arena *arena,
                               SourceLocs &locs) {
-  return Lowerer(fd, arena, locs).run();
+  return lowering_detail::Lowerer(fd, arena, locs).run();
 }
 
 } // namespace chad

@@ -13,7 +13,13 @@
 // ++/--, arithmetic, comparisons, && || ! (short-circuit kept), ?:, if/else,
 // early return, casts among the scalar types, const locals, constant const
 // globals, <math.h> functions with a primitive, and calls to other
-// differentiable functions.
+// differentiable functions. Arrays (DESIGN.md section 1): input arrays
+// (const double *a, const float *a, const T a[N], any int pointer), output
+// arrays (double *y, float *y) that the function writes element-wise, local
+// arrays of fixed or variable length; `for` loops with an int counter and
+// loop-invariant bounds, lowered to build, sum, fold and scatter-add (see
+// lower_loops.cpp). A function with output arrays may return void; its IR
+// result is (tuple R Y1 .. Yk), see Func in ir/ir.h.
 #ifndef CHAD_LOWERING_LOWER_H
 #define CHAD_LOWERING_LOWER_H
 
@@ -55,6 +61,9 @@ struct Signature {
   Type *ret = nullptr;
   Loc loc{};
   bool isStatic = false;
+  // One per parameter when some parameter is an array, else empty (then
+  // Func.classes stays NULL).
+  std::vector<ParamClass> classes;
 };
 
 struct LoweredFunction {

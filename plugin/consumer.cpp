@@ -37,6 +37,16 @@ static std::string take(char *s) {
   return out;
 }
 
+// Func.classes for a signature, in the module's arena (NULL: all scalars).
+static ParamClass *classesOf(Module *m, const Signature &sig) {
+  if (sig.classes.empty())
+    return nullptr;
+  auto *out = static_cast<ParamClass *>(
+      arena_alloc(m->arena, sizeof(ParamClass) * sig.classes.size()));
+  std::copy(sig.classes.begin(), sig.classes.end(), out);
+  return out;
+}
+
 static std::string nameOf(const clang::FunctionDecl *fd) {
   return fd->getNameAsString();
 }
@@ -79,6 +89,7 @@ void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
                         lowered.body);
     u.func->loc = sig.loc;
     u.func->is_static = sig.isStatic;
+    u.func->classes = classesOf(module, sig);
     u.status = Status::Waiting;
     u.prototypes = prototypesOf(u.func);
   } else if (lowered.signatureOk) {
@@ -108,6 +119,7 @@ std::string ChadConsumer::prototypesOfSignature(const Signature &sig) {
                        const_cast<Var **>(sig.params.data()), sig.ret, nullptr);
   f->loc = sig.loc;
   f->is_static = sig.isStatic;
+  f->classes = classesOf(scratch, sig);
   std::string text = take(emit_prototypes(scratch, f));
   module_free(scratch);
   return text;

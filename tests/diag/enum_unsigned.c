@@ -3,6 +3,6 @@
 enum mode { PLAIN, SQUARE };
 
 __attribute__((differentiable))
-double f(double x, enum mode m) { // expect-error: cannot differentiate 'f': unsupported parameter type 'enum mode' (aka 'unsigned int')
+double f(double x, enum mode m) { // expect-error: cannot differentiate 'f': parameter 'm' has type 'enum mode' (aka 'unsigned int'); only 'int' integers are supported
   return m == SQUARE ? x * x : x;
 }

@@ -1,6 +1,6 @@
 __attribute__((differentiable))
 double f(double x) {
-  while (x > 1) // expect-error: cannot differentiate 'f': loops are not supported yet
-    x = x / 2;
+  while (x > 1) // expect-error: cannot differentiate 'f': 'while' loops are not supported yet
+    x /= 2;
   return x;
 }

@@ -2,14 +2,14 @@
    next one. */
 __attribute__((differentiable))
 double f(double x) {
-  while (x > 1) // expect-error: cannot differentiate 'f': loops are not supported yet
+  while (x > 1) // expect-error: cannot differentiate 'f': 'while' loops are not supported yet
     x /= 2;
   return x;
 }
 
 __attribute__((differentiable))
-double g(double *x) { // expect-error: cannot differentiate 'g': pointers are not supported yet
-  return *x;
+double g(const double *x) {
+  return *x; // expect-error: cannot differentiate 'g': pointer dereference '*x' is not supported yet
 }
 
 __attribute__((differentiable))

@@ -1,0 +1,893 @@
+// lower_arrays.cpp: arrays (see lowerer.h for places and the written-prefix
+// representation): parameters and their classes (DESIGN.md section 1), the
+// function's result with output arrays, local arrays, element reads and
+// writes outside loops, and calls that pass arrays.
+#include <algorithm>
+
+#include "lowering/differentiable.h"
+#include "lowering/lowerer.h"
+#include "clang/AST/Type.h"
+
+namespace chad {
+namespace lowering_detail {
+
+// -------------------------------------------------------- parameters
+
+// The class and IR type of a parameter, or false with the problem.
+bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
+                            Type *&type, std::string &problem) {
+  QualType t = p->getType();
+  std::string name = p->getNameAsString();
+  if (t->isPointerType()) {
+    QualType pointee = t->getPointeeType();
+    const auto *b =
+        dyn_cast<clang::BuiltinType>(pointee.getCanonicalType().getTypePtr());
+    Type *elem = nullptr;
+    if (b && b->getKind() == clang::BuiltinType::Double)
+      elem = ty_f64();
+    else if (b && b->getKind() == clang::BuiltinType::Float)
+      elem = ty_f32();
+    else if (b && b->getKind() == clang::BuiltinType::Int)
+      elem = ty_int();
+    if (!elem) {
+      QualType shown = p->getOriginalType();
+      problem = "parameter '" + name + "' has type '" + shown.getAsString() +
+                "'; only pointers to double, float or int are supported";
+      return false;
+    }
+    type = ty_array(arena, elem);
+    // An int array is inactive input; a floating one is output unless const.
+    cls = elem->kind != TY_INT && !pointee.isConstQualified() ? PARAM_OUT_ARRAY
+                                                               : PARAM_IN_ARRAY;
+    return true;
+  }
+  if (Type *s = irScalarType(t)) {
+    type = s;
+    cls = type_is_active(s) ? PARAM_ACTIVE_SCALAR : PARAM_INACTIVE;
+    return true;
+  }
+  problem = irTypeProblem(t, "parameter", name);
+  return false;
+}
+
+void Lowerer::classifyParams(Signature &s) {
+  std::vector<ParamClass> classes;
+  bool anyArray = false;
+  for (const clang::ParmVarDecl *p : fd->parameters()) {
+    ParamClass cls;
+    Type *t = nullptr;
+    std::string problem;
+    if (!classifyParam(p, cls, t, problem))
+      fail(p->getLocation(), problem);
+    if (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) {
+      anyArray = true;
+      ArrayInfo info;
+      info.role = cls == PARAM_IN_ARRAY ? ArrayRole::In : ArrayRole::Out;
+      info.elem = t->elem;
+      arrays[p] = info;
+    }
+    Var *v = newVar(p);
+    v->type = t;
+    if (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) {
+      arrays[p].param = v;
+      if (cls == PARAM_OUT_ARRAY) {
+        outputs.push_back(p);
+        paramEnv.arrays[p] = ArrayVal{}; // nothing written yet
+      } else {
+        paramEnv.arrays[p] = ArrayVal{v, nullptr};
+      }
+    } else {
+      paramEnv.vars[{p, kWhole}] = v;
+    }
+    s.params.push_back(v);
+    classes.push_back(cls);
+  }
+  if (anyArray)
+    s.classes = classes;
+}
+
+// The IR result type of `f`: R, or (tuple R Y1 .. Yk) with output arrays (R
+// unit for void). For a callee, null when its signature is outside the
+// subset (its own lowering says why).
+Type *Lowerer::resultType(const FunctionDecl *f, bool forCall) {
+  QualType ret = f->getReturnType();
+  Type *r = nullptr;
+  if (ret->isVoidType()) {
+    r = ty_unit(arena);
+  } else if (!(r = irScalarType(ret))) {
+    if (forCall)
+      return nullptr;
+    SourceLocation retLoc = f->getReturnTypeSourceRange().getBegin();
+    fail(retLoc.isValid() ? retLoc : f->getLocation(),
+         irTypeProblem(ret, "return", ""));
+  }
+  std::vector<Type *> parts{r};
+  for (const clang::ParmVarDecl *p : f->parameters()) {
+    ParamClass cls;
+    Type *t = nullptr;
+    std::string problem;
+    if (!classifyParam(p, cls, t, problem))
+      return nullptr;
+    if (cls == PARAM_OUT_ARRAY)
+      parts.push_back(t);
+  }
+  if (parts.size() == 1)
+    return ret->isVoidType() ? nullptr : r;
+  return ty_tuple(arena, (int)parts.size(), parts.data());
+}
+
+bool Lowerer::calleeWritesArrays(const FunctionDecl *callee) {
+  for (const clang::ParmVarDecl *p : callee->parameters()) {
+    ParamClass cls;
+    Type *t = nullptr;
+    std::string problem;
+    if (classifyParam(p, cls, t, problem) && cls == PARAM_OUT_ARRAY)
+      return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------- local arrays
+
+void Lowerer::registerLocalArray(const VarDecl *v) {
+  if (arrays.count(v))
+    return;
+  ArrayInfo info;
+  info.role = ArrayRole::Local;
+  const clang::ArrayType *at = ctx.getAsArrayType(v->getType());
+  if (at && !at->getElementType()->isArrayType())
+    info.elem = irScalarType(at->getElementType()); // null: checked at use
+  if (const auto *c = dyn_cast_or_null<clang::ConstantArrayType>(at))
+    info.fixedSize = (long long)c->getSize().getZExtValue();
+  arrays[v] = info;
+}
+
+bool Lowerer::constIndex(const CExpr *idx, long long &v) {
+  CExpr::EvalResult r;
+  if (idx->isValueDependent() || !idx->EvaluateAsInt(r, ctx) ||
+      r.HasSideEffects)
+    return false;
+  v = r.Val.getInt().getSExtValue();
+  return true;
+}
+
+// The array a subscript indexes: a parameter or local array named directly.
+const VarDecl *Lowerer::arrayBase(const ArraySubscriptExpr *s, bool required) {
+  const CExpr *base = s->getBase()->IgnoreParenImpCasts();
+  if (const auto *d = dyn_cast<DeclRefExpr>(base))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
+      if (arrays.count(v))
+        return v;
+  if (!required)
+    return nullptr;
+  SourceLocation loc = s->getExprLoc();
+  if (const auto *b = dyn_cast<BinaryOperator>(base);
+      b && b->isAdditiveOp())
+    fail(loc, "pointer arithmetic '" + text(base) + "' is not supported yet");
+  if (isa<ArraySubscriptExpr>(base))
+    fail(loc, "multi-dimensional arrays are not supported yet");
+  if (const auto *d = dyn_cast<DeclRefExpr>(base))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl()); v && !v->hasLocalStorage())
+      fail(loc, "reads of global array '" + v->getNameAsString() +
+                    "' are not supported");
+  fail(loc, "indexing '" + text(base) + "' is not supported (only arrays "
+            "that are parameters or local variables)");
+}
+
+const VarDecl *Lowerer::arrayDecl(const CExpr *e) {
+  if (const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
+      if (arrays.count(v))
+        return v;
+  return nullptr;
+}
+
+// Which arrays are scalar-replaced: local arrays of constant size, and
+// output arrays, whose every use is an index that is a constant (in range).
+void Lowerer::prescanArrays(const Stmt *body) {
+  std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
+    if (!s)
+      return;
+    if (const auto *d = dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl *x : d->decls())
+        if (const auto *v = dyn_cast<VarDecl>(x); v && v->getType()->isArrayType())
+          registerLocalArray(v);
+    if (const auto *a = dyn_cast<ArraySubscriptExpr>(s)) {
+      if (const VarDecl *v = arrayBase(a, false)) {
+        ArrayInfo &info = arrays[v];
+        long long c;
+        if (constIndex(a->getIdx(), c) && c >= 0 &&
+            (info.fixedSize < 0 || c < info.fixedSize) && c < 4096)
+          info.numElems = std::max(info.numElems, (int)c + 1);
+        else
+          info.constIndexOnly = false;
+        walk(a->getIdx());
+        return;
+      }
+    }
+    if (const auto *r = dyn_cast<DeclRefExpr>(s))
+      if (const auto *v = dyn_cast<VarDecl>(r->getDecl()))
+        if (arrays.count(v))
+          arrays[v].constIndexOnly = false;
+    for (const Stmt *c : s->children())
+      walk(c);
+  };
+  walk(body);
+  for (auto &[v, info] : arrays) {
+    if (!info.constIndexOnly || !info.elem)
+      continue;
+    if (info.role == ArrayRole::Local && info.fixedSize >= 0 &&
+        info.fixedSize <= 4096) {
+      info.scalarReplaced = true;
+      info.numElems = (int)info.fixedSize;
+    } else if (info.role == ArrayRole::Out) {
+      info.scalarReplaced = true;
+    }
+  }
+}
+
+// Scalar-replaced outputs start as poison: reading an element before
+// writing it reads the caller's memory, and an element written on some
+// paths only is unknown on the others.
+void Lowerer::initOutputs(Env &env, std::vector<Binding> &entry,
+                          SourceLocation loc) {
+  for (const VarDecl *y : outputs) {
+    ArrayInfo &info = arrays[y];
+    if (!info.scalarReplaced)
+      continue;
+    env.arrays[y] = ArrayVal{};
+    for (int c = 0; c < info.numElems; c++) {
+      Place p{y, c};
+      std::string name = placeName(p);
+      Poison poison{"reads output '" + name + "' before writing it",
+                    "output '" + name + "' is written on some paths only "
+                    "(and used or returned after them)",
+                    y->getLocation()};
+      Var *v = makePoison(info.elem, (y->getNameAsString() + "_unset").c_str(),
+                          poison, entry, loc);
+      env.vars[p] = v;
+      initialElem[p] = v;
+    }
+  }
+}
+
+Expr *Lowerer::emptyArray(Type *elem) {
+  Var *k = var_new(arena, "k", ty_int());
+  return ex_build(arena, ex_int(arena, 0), k, ex_const(arena, elem, 0));
+}
+
+Expr *Lowerer::lenOf(const ArrayVal &v) {
+  if (v.len)
+    return dup(arena, v.len);
+  return ex_len(arena, ex_var(arena, v.value));
+}
+
+void Lowerer::lowerLocalArrayDecl(const VarDecl *v, Env &env,
+                                   std::vector<Binding> &bindings) {
+  SourceLocation loc = v->getLocation();
+  registerLocalArray(v);
+  ArrayInfo &info = arrays[v];
+  const clang::ArrayType *arr = ctx.getAsArrayType(v->getType());
+  if (!arr || arr->getElementType()->isArrayType())
+    fail(loc, "multi-dimensional arrays are not supported yet");
+  if (!info.elem)
+    fail(loc, "array '" + v->getNameAsString() + "' has elements of type '" +
+                  arr->getElementType().getAsString() +
+                  "'; only double, float and int elements are supported");
+  if (isa<clang::IncompleteArrayType>(arr))
+    fail(loc, "array '" + v->getNameAsString() + "' has no size");
+  const CExpr *init = v->getInit();
+  const auto *list = dyn_cast_or_null<clang::InitListExpr>(
+      init ? init->IgnoreParens() : nullptr);
+  if (init && !list)
+    fail(init->getExprLoc(), "unsupported array initialiser");
+  // The value of element c of the initialiser (C zero-fills the rest).
+  auto element = [&](long long c) -> Expr * {
+    if (list && c < (long long)list->getNumInits()) {
+      const CExpr *e = list->getInit((unsigned)c);
+      if (!isa<clang::ImplicitValueInitExpr>(e))
+        return lowerExpr(e, env);
+    }
+    return mkConst(info.elem, 0, loc);
+  };
+  if (info.scalarReplaced) {
+    env.arrays[v] = ArrayVal{};
+    std::vector<std::pair<Place, Var *>> elems;
+    for (int c = 0; c < info.numElems; c++) {
+      Place p{v, c};
+      Var *x = nullptr;
+      if (list) {
+        x = newPlaceVar(p);
+        bindings.push_back({x, element(c), loc});
+        noteZero(x, bindings.back().value);
+      }
+      elems.push_back({p, x});
+    }
+    for (auto &[p, x] : elems)
+      env.vars[p] = x;
+    return;
+  }
+  if (!list) {
+    env.arrays[v] = ArrayVal{};
+    return;
+  }
+  // (build N (k) (if (eq k 0) e0 (if (eq k 1) e1 ... rest)))
+  Expr *n = nullptr;
+  if (info.fixedSize >= 0) {
+    n = mkInt(info.fixedSize, loc);
+  } else if (const auto *vla = dyn_cast<clang::VariableArrayType>(arr)) {
+    n = lowerExpr(vla->getSizeExpr(), env);
+  } else {
+    fail(loc, "unsupported array type");
+  }
+  long long given = (long long)list->getNumInits();
+  if (info.fixedSize >= 0)
+    given = std::min(given, info.fixedSize);
+  std::vector<Var *> values;
+  for (long long c = 0; c < given; c++) {
+    Var *x = var_new(arena, (v->getNameAsString() + "_init").c_str(),
+                     info.elem);
+    bindings.push_back({x, element(c), loc});
+    values.push_back(x);
+  }
+  Var *k = var_new(arena, "k", ty_int());
+  Expr *body = mkConst(info.elem, 0, loc);
+  if (given > 0 && given == info.fixedSize) // the last needs no test
+    body = mkVar(values[(size_t)--given], loc);
+  for (long long c = given - 1; c >= 0; c--)
+    body = mkIf(mkPrim2(P_EQ, mkVar(k, loc), mkInt(c, loc), loc),
+                mkVar(values[(size_t)c], loc), body, loc);
+  Var *y = newPlaceVar({v, kWhole});
+  bindings.push_back({y, at(ex_build(arena, n, k, body), loc), loc});
+  env.arrays[v] = ArrayVal{y, dup(arena, n)};
+  if (n->kind != E_CONST && n->kind != E_VAR)
+    env.arrays[v].len = nullptr;
+  return;
+}
+
+// ------------------------------------------------------ element reads
+
+LoopCtx *Lowerer::ownerOf(const VarDecl *d) {
+  for (LoopCtx *c : loops)
+    if (c->arrays.count(d))
+      return c;
+  return nullptr;
+}
+
+static bool isCounterRef(const CExpr *e, const VarDecl *counter) {
+  if (const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+    return d->getDecl() == counter;
+  return false;
+}
+
+Res Lowerer::resolveRead(const ArraySubscriptExpr *s, const VarDecl *d,
+                         const Env &env, Place &place) {
+  const ArrayInfo &info = arrays.at(d);
+  long long c;
+  if (info.scalarReplaced && constIndex(s->getIdx(), c)) {
+    place = {d, (int)c};
+    return Res::Element;
+  }
+  LoopCtx *o = ownerOf(d);
+  if (!o)
+    return Res::Direct;
+  Site::Kind kind = o->arrays.at(d);
+  place = {d, kSlot};
+  if (kind == Site::Slot && isCounterRef(s->getIdx(), o->h.counter))
+    return Res::Slot;
+  if (kind == Site::FlatSlot && o->target == TargetKind::FlatBuild &&
+      o->targetArray == d && env.vars.count(place) && o->flatInner.count(d)) {
+    LoopHeader inner = parseHeader(o->flatInner.at(d), nullptr);
+    if (isFlatPattern(s->getIdx(), o->h, inner))
+      return Res::Slot;
+  }
+  fail(s->getExprLoc(), "loop carries array '" + d->getNameAsString() +
+                            "' from one iteration to the next; not "
+                            "supported yet");
+}
+
+Res Lowerer::resolveWrite(const ArraySubscriptExpr *s, const VarDecl *d,
+                          const CExpr *write, Place &place) {
+  const ArrayInfo &info = arrays.at(d);
+  long long c;
+  if (info.scalarReplaced && constIndex(s->getIdx(), c)) {
+    place = {d, (int)c};
+    return Res::Element;
+  }
+  LoopCtx *o = ownerOf(d);
+  if (!o)
+    return Res::Direct;
+  auto it = o->siteOf.find(write);
+  if (it == o->siteOf.end())
+    fail(s->getExprLoc(), "internal error: unclassified write to '" +
+                              d->getNameAsString() + "' in a loop");
+  const Site &site = o->sites[it->second];
+  place = {d, kSlot};
+  switch (site.kind) {
+  case Site::Slot:
+    return Res::Slot;
+  case Site::FlatSlot:
+    return o->target == TargetKind::FlatBuild && o->targetArray == d
+               ? Res::Slot
+               : Res::Skip;
+  case Site::Scatter:
+    return o->targetSite == &site ? Res::SiteTarget : Res::Skip;
+  }
+  return Res::Skip;
+}
+
+Expr *Lowerer::lowerIndex(const CExpr *idx, const Env &env) {
+  long long c;
+  if (constIndex(idx, c))
+    return mkInt(c, idx->getExprLoc());
+  Expr *i = lowerExpr(idx, env);
+  if (!i->type || i->type->kind != TY_INT)
+    fail(idx->getExprLoc(), "array index '" + text(idx) + "' is not an int");
+  return i;
+}
+
+Expr *Lowerer::arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,
+                          const char *what) {
+  auto it = env.arrays.find(d);
+  if (it == env.arrays.end())
+    fail(loc, "unsupported use of '" + d->getNameAsString() + "'");
+  if (!it->second.value) {
+    std::string kind =
+        arrays.at(d).role == ArrayRole::Out ? "output array" : "array";
+    fail(loc, std::string(what) + " " + kind + " '" + d->getNameAsString() +
+                  "' before writing it");
+  }
+  return mkVar(it->second.value, loc);
+}
+
+Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
+                                  const Env &env) {
+  SourceLocation loc = s->getExprLoc();
+  const VarDecl *d = arrayBase(s, true);
+  Place p{d, kWhole};
+  switch (resolveRead(s, d, env, p)) {
+  case Res::Element:
+  case Res::Slot:
+    return readPlace(p, loc, env);
+  default:
+    break;
+  }
+  Expr *y = arrayValue(d, loc, env, "reads");
+  Expr *i = lowerIndex(s->getIdx(), env);
+  Expr *e = at(ex_index(arena, y, i), loc);
+  e->type = arrays.at(d).elem;
+  return e;
+}
+
+Expr *Lowerer::oldElement(const ArrayVal &old, Expr *i, bool guarded,
+                          SourceLocation loc) {
+  Expr *e = at(ex_index(arena, mkVar(old.value, loc), i), loc);
+  e->type = old.value->type->elem;
+  if (!guarded)
+    return e;
+  Expr *inRange = mkPrim2(P_LT, dup(arena, i), at(lenOf(old), loc), loc);
+  return mkIf(inRange, e, mkConst(e->type, 0, loc), loc);
+}
+
+// ----------------------------------------------------- element writes
+
+// AST equality for index expressions (y[i*n + j] written and read).
+bool Lowerer::sameAst(const CExpr *a, const CExpr *b) {
+  a = a->IgnoreParenImpCasts();
+  b = b->IgnoreParenImpCasts();
+  long long x, y;
+  if (constIndex(a, x) && constIndex(b, y))
+    return x == y;
+  if (const auto *da = dyn_cast<DeclRefExpr>(a)) {
+    const auto *db = dyn_cast<DeclRefExpr>(b);
+    return db && da->getDecl() == db->getDecl();
+  }
+  if (const auto *ba = dyn_cast<BinaryOperator>(a)) {
+    const auto *bb = dyn_cast<BinaryOperator>(b);
+    return bb && ba->getOpcode() == bb->getOpcode() &&
+           sameAst(ba->getLHS(), bb->getLHS()) &&
+           sameAst(ba->getRHS(), bb->getRHS());
+  }
+  if (const auto *ua = dyn_cast<UnaryOperator>(a)) {
+    const auto *ub = dyn_cast<UnaryOperator>(b);
+    return ub && ua->getOpcode() == ub->getOpcode() &&
+           sameAst(ua->getSubExpr(), ub->getSubExpr());
+  }
+  if (const auto *sa = dyn_cast<ArraySubscriptExpr>(a)) {
+    const auto *sb = dyn_cast<ArraySubscriptExpr>(b);
+    return sb && sameAst(sa->getBase(), sb->getBase()) &&
+           sameAst(sa->getIdx(), sb->getIdx());
+  }
+  return false;
+}
+
+bool Lowerer::sameLvalue(const CExpr *a, const CExpr *b) {
+  a = a->IgnoreParenImpCasts();
+  b = b->IgnoreParenImpCasts();
+  if (isa<DeclRefExpr>(a) || isa<ArraySubscriptExpr>(a))
+    return sameAst(a, b);
+  return false;
+}
+
+// The value an assignment, compound assignment or ++/-- stores; `old` reads
+// the target (only compound forms call it).
+Expr *Lowerer::writtenValue(const CExpr *write,
+                            const std::function<Expr *()> &old,
+                            const Env &env) {
+  SourceLocation loc = write->getExprLoc();
+  if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(write)) {
+    QualType lhsType = c->getLHS()->getType();
+    Expr *o = convert(old(), lhsType, c->getComputationLHSType(), loc);
+    Prim p;
+    switch (BinaryOperator::getOpForCompoundAssignment(c->getOpcode())) {
+    case clang::BO_Add: p = P_ADD; break;
+    case clang::BO_Sub: p = P_SUB; break;
+    case clang::BO_Mul: p = P_MUL; break;
+    case clang::BO_Div: p = P_DIV; break;
+    case clang::BO_Rem: p = P_MOD; break;
+    default:
+      fail(loc, "operator '" + c->getOpcodeStr().str() + "' is not supported");
+    }
+    Expr *result = mkPrim2(p, o, lowerExpr(c->getRHS(), env), loc);
+    return convert(result, c->getComputationResultType(), lhsType, loc);
+  }
+  if (const auto *b = dyn_cast<BinaryOperator>(write))
+    return lowerExpr(b->getRHS(), env); // converted to the lhs type by Sema
+  const auto *u = cast<UnaryOperator>(write);
+  QualType type = u->getSubExpr()->getType();
+  QualType promoted =
+      type.getCanonicalType()->isBooleanType() ? ctx.IntTy : type;
+  Expr *o = convert(old(), type, promoted, loc);
+  Expr *one = mkConst(irScalarType(promoted), 1, loc);
+  Expr *result = mkPrim2(u->isIncrementOp() ? P_ADD : P_SUB, o, one, loc);
+  return convert(result, promoted, type, loc);
+}
+
+// What an accumulating write (+= -= ++ -- or y[e] = y[e] +- v) adds.
+Expr *Lowerer::accumulatedValue(const CExpr *write, QualType elemType,
+                                const Env &env) {
+  SourceLocation loc = write->getExprLoc();
+  if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(write)) {
+    Expr *v = lowerExpr(c->getRHS(), env);
+    if (c->getOpcode() == clang::BO_SubAssign)
+      v = mkPrim1(P_NEG, v, loc);
+    return convert(v, c->getComputationResultType(), elemType, loc);
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(write))
+    return mkConst(irScalarType(elemType), u->isIncrementOp() ? 1 : -1, loc);
+  const auto *a = cast<BinaryOperator>(write);
+  const auto *b = cast<BinaryOperator>(a->getRHS()->IgnoreParenImpCasts());
+  const CExpr *other =
+      sameLvalue(b->getLHS(), a->getLHS()) ? b->getRHS() : b->getLHS();
+  Expr *v = lowerExpr(other, env);
+  if (b->getOpcode() == clang::BO_Sub)
+    v = mkPrim1(P_NEG, v, loc);
+  return convert(v, b->getType(), elemType, loc);
+}
+
+Expr *Lowerer::lowerElementWrite(const CExpr *write,
+                                 const ArraySubscriptExpr *lhs,
+                                 const Rest *next, Env env,
+                                 const Tail &tail) {
+  SourceLocation loc = write->getExprLoc();
+  const VarDecl *d = arrayBase(lhs, true);
+  const ArrayInfo &info = arrays.at(d);
+  if (info.role == ArrayRole::In)
+    fail(lhs->getExprLoc(),
+         info.elem->kind == TY_INT
+             ? "writes to integer array parameter '" + d->getNameAsString() +
+                   "' are not supported"
+             : "writes to input array '" + d->getNameAsString() + "'");
+  Place p{d, kWhole};
+  switch (resolveWrite(lhs, d, write, p)) {
+  case Res::Element:
+  case Res::Slot: {
+    std::vector<Binding> effects;
+    if (const auto *b = dyn_cast<BinaryOperator>(write);
+        b && b->getOpcode() == clang::BO_Assign)
+      lowerEffects(b->getRHS(), env, effects);
+    Expr *value = writtenValue(
+        write, [&] { return readPlace(p, lhs->getExprLoc(), env); }, env);
+    return wrapInLets(effects,
+                      assignPlace(p, value, loc, next, std::move(env), tail));
+  }
+  case Res::SiteTarget: {
+    Expr *idx = lowerIndex(lhs->getIdx(), env);
+    Expr *add = accumulatedValue(write, lhs->getType(), env);
+    Expr *sum = mkPrim2(P_ADD, readPlace({d, kSiteVal}, loc, env), add, loc);
+    Var *vi = newPlaceVar({d, kSiteIdx});
+    Var *vv = newPlaceVar({d, kSiteVal});
+    env.vars[{d, kSiteIdx}] = vi;
+    env.vars[{d, kSiteVal}] = vv;
+    return mkLet(vi, idx,
+                 mkLet(vv, sum, lowerSeq(next, std::move(env), tail), loc),
+                 loc);
+  }
+  case Res::Skip:
+    return lowerSeq(next, std::move(env), tail);
+  case Res::Direct:
+    break;
+  }
+  return directWrite(d, lhs, write, next, std::move(env), tail);
+}
+
+// y[i] = v outside any loop that writes y: a new written prefix,
+// (build L' (k) (if (eq k i) v (index y k))) with L' = max(len y, i + 1).
+Expr *Lowerer::directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
+                           const CExpr *write, const Rest *next, Env env,
+                           const Tail &tail) {
+  SourceLocation loc = write->getExprLoc();
+  Type *elem = arrays.at(d).elem;
+  ArrayVal old = env.arrays.at(d);
+  std::vector<Binding> bindings;
+  if (const auto *b = dyn_cast<BinaryOperator>(write);
+      b && b->getOpcode() == clang::BO_Assign)
+    lowerEffects(b->getRHS(), env, bindings);
+  Expr *idx = simpleOrBound(lowerIndex(lhs->getIdx(), env), "at", bindings,
+                            loc);
+  Expr *value = writtenValue(
+      write,
+      [&] {
+        Expr *y = arrayValue(d, lhs->getExprLoc(), env, "reads");
+        Expr *e = at(ex_index(arena, y, dup(arena, idx)), loc);
+        e->type = elem;
+        return e;
+      },
+      env);
+  Var *v = var_new(arena, (d->getNameAsString() + "_val").c_str(), elem);
+  bindings.push_back({v, value, loc});
+  Var *k = var_new(arena, "k", ty_int());
+  Expr *hit = mkPrim2(P_EQ, mkVar(k, loc), dup(arena, idx), loc);
+  Expr *built = nullptr;
+  Expr *len = nullptr;
+  if (!old.value) {
+    if (!isIntConst(idx, 0))
+      fail(lhs->getExprLoc(),
+           "'" + d->getNameAsString() + "' is first written at index '" +
+               text(lhs->getIdx()) +
+               "', not at 0; arrays must be written from index 0 up (the "
+               "written part is kept as a prefix)");
+    len = mkInt(1, loc);
+    built = ex_build(arena, dup(arena, len), k, mkVar(v, loc));
+  } else {
+    long long ci, cl;
+    bool known = intConst(idx, ci) && old.len && intConst(old.len, cl);
+    bool inPrefix = (known && ci <= cl) || (old.len && exprEq(idx, old.len));
+    if (known)
+      len = mkInt(std::max(cl, ci + 1), loc);
+    else if (old.len && exprEq(idx, old.len))
+      len = iAdd(lenOf(old), mkInt(1, loc), loc);
+    else
+      len = iMax(lenOf(old), iAdd(dup(arena, idx), mkInt(1, loc), loc), loc);
+    if (len->kind != E_CONST && len->kind != E_VAR)
+      len = simpleOrBound(len, "len", bindings, loc);
+    Expr *keep = oldElement(old, mkVar(k, loc), !inPrefix, loc);
+    built = ex_build(arena, dup(arena, len), k,
+                     mkIf(hit, mkVar(v, loc), keep, loc));
+  }
+  Var *y = newPlaceVar({d, kWhole});
+  bindings.push_back({y, at(built, loc), loc});
+  env.arrays[d] = ArrayVal{y, len};
+  return wrapInLets(bindings, lowerSeq(next, std::move(env), tail));
+}
+
+// ------------------------------------------------------------- results
+
+// The function's IR result: the C value alone, or (tuple R Y1 .. Yk).
+Expr *Lowerer::outputResult(Expr *value, const Env &env, SourceLocation loc) {
+  if (outputs.empty())
+    return value;
+  std::vector<Expr *> parts{value ? value : mkTuple({}, loc)};
+  for (const VarDecl *y : outputs) {
+    const ArrayInfo &info = arrays.at(y);
+    if (!info.scalarReplaced) {
+      const ArrayVal &a = env.arrays.at(y);
+      parts.push_back(a.value ? mkVar(a.value, loc) : emptyArray(info.elem));
+      continue;
+    }
+    int written = 0;
+    for (int c = 0; c < info.numElems; c++)
+      if (env.vars.at({y, c}) != initialElem.at({y, c}))
+        written = c + 1;
+    for (int c = 0; c < written; c++)
+      if (env.vars.at({y, c}) == initialElem.at({y, c}))
+        fail(loc, "output '" + placeName({y, c}) +
+                      "' is not written on this path but '" +
+                      placeName({y, written - 1}) +
+                      "' is; an output array must be written from index 0 "
+                      "up, without gaps");
+    Var *k = var_new(arena, "k", ty_int());
+    Expr *body = written ? mkVar(env.vars.at({y, written - 1}), loc)
+                         : mkConst(info.elem, 0, loc);
+    for (int c = written - 2; c >= 0; c--)
+      body = mkIf(mkPrim2(P_EQ, mkVar(k, loc), mkInt(c, loc), loc),
+                  mkVar(env.vars.at({y, c}), loc), body, loc);
+    parts.push_back(at(ex_build(arena, mkInt(written, loc), k, body), loc));
+  }
+  return mkTuple(parts, loc);
+}
+
+// ---------------------------------------------------------------- calls
+
+// The call a statement consists of, when its callee writes arrays.
+const CallExpr *Lowerer::effectCallIn(const CExpr *e) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto *c = dyn_cast<clang::CStyleCastExpr>(e);
+      c && c->getCastKind() == clang::CK_ToVoid)
+    e = c->getSubExpr()->IgnoreParenImpCasts();
+  const auto *call = dyn_cast<CallExpr>(e);
+  if (!call)
+    return nullptr;
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee || !isDifferentiable(callee) || !calleeWritesArrays(callee))
+    return nullptr;
+  return call;
+}
+
+void Lowerer::lowerEffects(const CExpr *e, Env &env,
+                           std::vector<Binding> &out) {
+  if (const CallExpr *c = effectCallIn(e))
+    effectCall(c, env, out);
+}
+
+// A call to a differentiable function: scalars by value, arrays by their
+// current value. Calls to functions with output arrays are lowered at
+// statement level (effectCall) and read back here.
+Expr *Lowerer::lowerDifferentiableCall(const CallExpr *c,
+                                       const FunctionDecl *callee,
+                                       const Env &env) {
+  SourceLocation loc = c->getBeginLoc();
+  std::string name = callee->getNameAsString();
+  if (!callee->getType()->getAs<clang::FunctionProtoType>())
+    fail(loc, "call to '" + name + "' which has no prototype");
+  if (callee->isVariadic())
+    fail(loc, "call to '" + name + "': variadic functions are not supported");
+  if (calleeWritesArrays(callee)) {
+    auto it = effectValues.find(c);
+    if (it == effectValues.end())
+      fail(loc, "call to '" + name + "', which writes output arrays, must be "
+                "a statement of its own or the value of an assignment or "
+                "declaration");
+    return dup(arena, it->second);
+  }
+  if (callee->getReturnType()->isVoidType())
+    fail(loc, "call to '" + name + "' which returns void");
+  Type *ret = resultType(callee, true);
+  if (!ret)
+    fail(loc, "call to '" + name + "', whose signature is not supported");
+  std::vector<Expr *> args;
+  unsigned i = 0;
+  for (const CExpr *a : c->arguments()) {
+    const clang::ParmVarDecl *p = callee->getParamDecl(i++);
+    ParamClass cls;
+    Type *t = nullptr;
+    std::string problem;
+    classifyParam(p, cls, t, problem);
+    if (cls != PARAM_IN_ARRAY) {
+      args.push_back(lowerExpr(a, env)); // converted to the parameter type
+      continue;
+    }
+    const VarDecl *d = arrayDecl(a);
+    if (!d)
+      lowerExpr(a, env); // says what is wrong with the argument
+    if (!d)
+      fail(a->getExprLoc(), "unsupported array argument '" + text(a) + "'");
+    if (!type_eq(arrays.at(d).elem, t->elem))
+      fail(a->getExprLoc(), "'" + d->getNameAsString() +
+                                "' has another element type than parameter '" +
+                                p->getNameAsString() + "' of '" + name + "'");
+    if (ownerOf(d))
+      fail(a->getExprLoc(), "loop carries array '" + d->getNameAsString() +
+                                "' from one iteration to the next; not "
+                                "supported yet");
+    args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
+  }
+  const FunctionDecl *canonical = callee->getCanonicalDecl();
+  bool seen = false;
+  for (const CalleeUse &u : callees)
+    seen = seen || u.callee == canonical;
+  if (!seen)
+    callees.push_back({canonical, loc});
+  Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
+  call->type = ret;
+  return at(call, loc);
+}
+
+// A call whose callee writes output arrays: binds the result tuple, then
+// each array the caller passed for an output to its new value (the callee's
+// written prefix over the caller's).
+void Lowerer::effectCall(const CallExpr *c, Env &env,
+                         std::vector<Binding> &out) {
+  SourceLocation loc = c->getBeginLoc();
+  const FunctionDecl *callee = c->getDirectCallee();
+  std::string name = callee->getNameAsString();
+  if (!callee->getType()->getAs<clang::FunctionProtoType>())
+    fail(loc, "call to '" + name + "' which has no prototype");
+  Type *ret = resultType(callee, true);
+  if (!ret)
+    fail(loc, "call to '" + name + "', whose signature is not supported");
+  std::vector<Expr *> args;
+  std::vector<const VarDecl *> outs;
+  std::vector<std::pair<const VarDecl *, bool>> passed; // array, as output
+  unsigned i = 0;
+  for (const CExpr *a : c->arguments()) {
+    const clang::ParmVarDecl *p = callee->getParamDecl(i++);
+    ParamClass cls;
+    Type *t = nullptr;
+    std::string problem;
+    classifyParam(p, cls, t, problem);
+    if (cls != PARAM_IN_ARRAY && cls != PARAM_OUT_ARRAY) {
+      args.push_back(lowerExpr(a, env));
+      continue;
+    }
+    const VarDecl *d = arrayDecl(a);
+    if (!d)
+      lowerExpr(a, env);
+    if (!d)
+      fail(a->getExprLoc(), "unsupported array argument '" + text(a) + "'");
+    if (!type_eq(arrays.at(d).elem, t->elem))
+      fail(a->getExprLoc(), "'" + d->getNameAsString() +
+                                "' has another element type than parameter '" +
+                                p->getNameAsString() + "' of '" + name + "'");
+    bool asOut = cls == PARAM_OUT_ARRAY;
+    for (auto &[other, otherOut] : passed)
+      if (other == d && (asOut || otherOut))
+        fail(a->getExprLoc(),
+             "'" + d->getNameAsString() + "' is passed to '" + name +
+                 "' twice, once as an output array; aliasing is not "
+                 "supported");
+    passed.push_back({d, asOut});
+    if (ownerOf(d))
+      fail(a->getExprLoc(), "loop writes array '" + d->getNameAsString() +
+                                "' through a call to '" + name +
+                                "'; not supported yet");
+    if (asOut) {
+      if (arrays.at(d).role == ArrayRole::In)
+        fail(a->getExprLoc(), "input array '" + d->getNameAsString() +
+                                  "' passed as an output array");
+      const ArrayVal &cur = env.arrays.at(d);
+      args.push_back(cur.value ? mkVar(cur.value, loc)
+                               : emptyArray(arrays.at(d).elem));
+      outs.push_back(d);
+    } else {
+      args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
+    }
+  }
+  const FunctionDecl *canonical = callee->getCanonicalDecl();
+  bool seen = false;
+  for (const CalleeUse &u : callees)
+    seen = seen || u.callee == canonical;
+  if (!seen)
+    callees.push_back({canonical, loc});
+  Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
+  call->type = ret;
+  Var *r = var_new(arena, ("call_" + name).c_str(), ret);
+  out.push_back({r, at(call, loc), loc});
+  for (size_t j = 0; j < outs.size(); j++) {
+    const VarDecl *d = outs[j];
+    Var *fresh = newPlaceVar({d, kWhole});
+    out.push_back({fresh, mkGet((int)j + 1, mkVar(r, loc), loc), loc});
+    ArrayVal old = env.arrays.at(d);
+    if (!old.value) {
+      env.arrays[d] = ArrayVal{fresh, nullptr};
+      continue;
+    }
+    // The callee's prefix over the caller's: max of the two lengths.
+    ArrayVal now{fresh, nullptr};
+    Var *k = var_new(arena, "k", ty_int());
+    Expr *inNew = mkPrim2(P_LT, mkVar(k, loc), lenOf(now), loc);
+    Expr *body = mkIf(inNew, oldElement(now, mkVar(k, loc), false, loc),
+                      oldElement(old, mkVar(k, loc), false, loc), loc);
+    Var *merged = newPlaceVar({d, kWhole});
+    out.push_back({merged,
+                   at(ex_build(arena, iMax(lenOf(now), lenOf(old), loc), k,
+                               body),
+                      loc),
+                   loc});
+    env.arrays[d] = ArrayVal{merged, nullptr};
+  }
+  effectValues[c] = mkGet(0, mkVar(r, loc), loc);
+}
+
+} // namespace lowering_detail
+} // namespace chad

@@ -1,0 +1,1363 @@
+// lower_loops.cpp: `for` loops to the IR loop forms (DESIGN.md section 3).
+//
+// A loop `for (int i = lo; i CMP hi; i += c)` (c a nonzero constant, hi
+// loop-invariant, the counter not written by the body) runs n times, n
+// computed in IR int arithmetic; iteration k (the IR index, 0 <= k < n) has
+// i = lo + k*c; an existing counter variable ends at lo + n*c. The body is
+// scanned for what it does to places declared outside it, and each effect
+// becomes one IR loop over the body (bodies are pure, so lowering the body
+// once per IR loop, each keeping only what it needs, is correct):
+//  * sum: scalars only accumulated (s += e, s -= e, s = s + e, ++) and not
+//    otherwise read, when the sum rounds exactly as C does: the body starts
+//    them at 0 and yields them, s := s + (sum n (k) body). C adds each
+//    increment to the running value, so a float sum is exact only from a
+//    literal +0, with at most one increment per iteration in the
+//    accumulator's own type; accumulation in a rectangular nest becomes one
+//    sum over the flattened nest (same order). Int sums are always exact.
+//  * fold: every other scalar assigned (the state), in a tuple; places the
+//    loop does not carry (assigned before read) and nobody reads after it
+//    are dropped from the state;
+//  * build: an array written at the counter (y[i] = e, step +-1), or in a
+//    two-level nest at y[i*m + j]; the body yields the element (the slot);
+//  * scatter: an accumulation y[e] += v at any index, one IR loop per such
+//    write, flattened through the nested loops it sits in.
+// A build, scatter or sum must not depend on a value the loop carries (a
+// fold state): such state is poison in their bodies (see lowerer.h); a sum
+// that depends on it joins the fold, a build or scatter is an error.
+#include <algorithm>
+
+#include "lowering/lowerer.h"
+
+namespace chad {
+namespace lowering_detail {
+
+static bool isCounterRef(const CExpr *e, const VarDecl *counter) {
+  if (const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+    return d->getDecl() == counter;
+  return false;
+}
+
+static clang::BinaryOperatorKind reversed(clang::BinaryOperatorKind k) {
+  switch (k) {
+  case clang::BO_LT: return clang::BO_GT;
+  case clang::BO_GT: return clang::BO_LT;
+  case clang::BO_LE: return clang::BO_GE;
+  default: return clang::BO_LE;
+  }
+}
+
+static bool refersTo(const Stmt *s, const VarDecl *v) {
+  if (!s)
+    return false;
+  if (const auto *d = dyn_cast<DeclRefExpr>(s))
+    if (d->getDecl() == v)
+      return true;
+  for (const Stmt *c : s->children())
+    if (refersTo(c, v))
+      return true;
+  return false;
+}
+
+// ------------------------------------------------------ int arithmetic
+
+Expr *Lowerer::iAdd(Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y))
+    return mkInt(x + y, loc);
+  if (isIntConst(b, 0))
+    return a;
+  if (isIntConst(a, 0))
+    return b;
+  if (intConst(b, y) && y < 0)
+    return at(ex_prim2(arena, P_SUB, a, mkInt(-y, loc)), loc);
+  return at(ex_prim2(arena, P_ADD, a, b), loc);
+}
+
+Expr *Lowerer::iSub(Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y))
+    return mkInt(x - y, loc);
+  if (isIntConst(b, 0))
+    return a;
+  return at(ex_prim2(arena, P_SUB, a, b), loc);
+}
+
+Expr *Lowerer::iMul(Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y))
+    return mkInt(x * y, loc);
+  if (isIntConst(b, 1))
+    return a;
+  if (isIntConst(a, 1))
+    return b;
+  return at(ex_prim2(arena, P_MUL, a, b), loc);
+}
+
+Expr *Lowerer::iDiv(Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y) && y != 0)
+    return mkInt(x / y, loc);
+  if (isIntConst(b, 1))
+    return a;
+  return at(ex_prim2(arena, P_DIV, a, b), loc);
+}
+
+Expr *Lowerer::iMod(Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y) && y != 0)
+    return mkInt(x % y, loc);
+  if (isIntConst(b, 1))
+    return mkInt(0, loc);
+  return at(ex_prim2(arena, P_MOD, a, b), loc);
+}
+
+Expr *Lowerer::iCmp(Prim p, Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y)) {
+    bool r = p == P_LT ? x < y : p == P_LE ? x <= y : p == P_GT ? x > y
+                                                                : x >= y;
+    return mkInt(r, loc);
+  }
+  return at(ex_prim2(arena, p, a, b), loc);
+}
+
+// max(a, b) = if a > b then a else b; `a` and `b` are copied.
+Expr *Lowerer::iMax(Expr *a, Expr *b, SourceLocation loc) {
+  long long x, y;
+  if (intConst(a, x) && intConst(b, y))
+    return mkInt(std::max(x, y), loc);
+  if (exprEq(a, b))
+    return a;
+  return mkIf(iCmp(P_GT, a, b, loc), dup(arena, a), dup(arena, b), loc);
+}
+
+static bool simpleExpr(const Expr *e) {
+  if (e->kind == E_CONST || e->kind == E_VAR)
+    return true;
+  if (e->kind != E_PRIM)
+    return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (e->args[i]->kind != E_CONST && e->args[i]->kind != E_VAR)
+      return false;
+  return true;
+}
+
+// `e` itself when it is cheap to repeat (and to compare structurally),
+// else a variable bound to it in `pre`.
+Expr *Lowerer::simpleOrBound(Expr *e, const char *name,
+                             std::vector<Binding> &pre, SourceLocation loc) {
+  if (simpleExpr(e))
+    return e;
+  Var *v = var_new(arena, name, e->type ? e->type : ty_int());
+  pre.push_back({v, e, loc});
+  return mkVar(v, loc);
+}
+
+bool Lowerer::isZeroVar(const Expr *e) {
+  while (e->kind == E_PRIM &&
+         (e->op == P_TO_F64 || e->op == P_TO_F32 || e->op == P_TO_INT))
+    e = e->args[0];
+  return e->kind == E_VAR && zeroVars.count(e->var);
+}
+
+Var *Lowerer::makePoison(Type *t, const char *name, Poison p,
+                         std::vector<Binding> &bindings, SourceLocation loc) {
+  Var *v = var_new(arena, name, t);
+  bindings.push_back({v, mkConst(t, 0, loc), loc});
+  poisons[v] = std::move(p);
+  return v;
+}
+
+// Fails when a poison variable (of `only`, or any) is live in `body`.
+void Lowerer::checkPoison(const Expr *body, const std::set<const Var *> *only,
+                          int select) {
+  Liveness live;
+  liveness(body, live, select);
+  for (const std::set<const Var *> *vs : {&live.liveLets, &live.free})
+    for (const Var *v : *vs) {
+      auto p = poisons.find(v);
+      if (p == poisons.end() || (only && !only->count(v)))
+        continue;
+      SourceLocation loc = p->second.loc;
+      auto use = live.firstUse.find(v);
+      if (use != live.firstUse.end()) {
+        SourceLocation l = locs.toClang(use->second->loc);
+        if (l.isValid())
+          loc = l;
+      }
+      fail(loc, p->second.flowMsg);
+    }
+}
+
+// ---------------------------------------------------------------- header
+
+LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
+  LoopHeader h;
+  h.stmt = s;
+  SourceLocation loc = s->getForLoc();
+  const Stmt *init = s->getInit();
+  if (const auto *ds = dyn_cast_or_null<clang::DeclStmt>(init)) {
+    const auto *v =
+        ds->isSingleDecl() ? dyn_cast<VarDecl>(ds->getSingleDecl()) : nullptr;
+    if (!v)
+      fail(ds->getBeginLoc(), "loop initialisation '" + text(ds) +
+                                  "' is not supported; declare one counter "
+                                  "('int i = 0')");
+    if (!v->getInit())
+      fail(v->getLocation(), "loop counter '" + v->getNameAsString() +
+                                 "' has no initial value");
+    h.counter = v;
+    h.declaredInInit = true;
+    h.lo = v->getInit();
+  } else if (init) {
+    const auto *b = dyn_cast<BinaryOperator>(init);
+    const auto *d = b && b->getOpcode() == clang::BO_Assign
+                        ? dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParens())
+                        : nullptr;
+    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+    if (!v || !v->hasLocalStorage())
+      fail(init->getBeginLoc(),
+           "loop initialisation '" + text(init) +
+               "' is not supported; declare or assign the counter "
+               "('int i = 0' or 'i = 0')");
+    h.counter = v;
+    h.lo = b->getRHS();
+  }
+  const CExpr *cond = s->getCond();
+  if (!cond)
+    fail(loc, "loop without a condition is not supported");
+  const auto *b = dyn_cast<BinaryOperator>(cond->IgnoreParens());
+  if (!b || !b->isRelationalOp())
+    fail(cond->getExprLoc(),
+         "loop condition '" + text(cond) +
+             "' is not supported; compare the counter with '<', '<=', '>' "
+             "or '>='");
+  const CExpr *l = b->getLHS()->IgnoreParenImpCasts();
+  const CExpr *r = b->getRHS()->IgnoreParenImpCasts();
+  if (!h.counter) { // for (; i < n; i++): the counter from the condition
+    for (const CExpr *side : {l, r})
+      if (const auto *d = dyn_cast<DeclRefExpr>(side))
+        if (const auto *v = dyn_cast<VarDecl>(d->getDecl());
+            v && v->hasLocalStorage() && !h.counter)
+          h.counter = v;
+    if (!h.counter)
+      fail(cond->getExprLoc(), "loop condition '" + text(cond) +
+                                   "' does not test a counter variable");
+  }
+  if (isCounterRef(l, h.counter)) {
+    h.hi = b->getRHS();
+    h.cmp = b->getOpcode();
+  } else if (isCounterRef(r, h.counter)) {
+    h.hi = b->getLHS();
+    h.cmp = reversed(b->getOpcode());
+  } else {
+    fail(cond->getExprLoc(), "loop condition '" + text(cond) +
+                                 "' does not test the counter '" +
+                                 h.counter->getNameAsString() + "'");
+  }
+  if (!h.counter->getType()->isSpecificBuiltinType(clang::BuiltinType::Int))
+    fail(h.counter->getLocation(),
+         "loop counter '" + h.counter->getNameAsString() + "' has type '" +
+             h.counter->getType().getUnqualifiedType().getAsString() +
+             "'; only 'int' counters are supported");
+  if (!irScalarType(b->getLHS()->getType()) ||
+      irScalarType(b->getLHS()->getType())->kind != TY_INT ||
+      !h.hi->getType()->isSpecificBuiltinType(clang::BuiltinType::Int))
+    fail(h.hi->getExprLoc(),
+         "loop bound '" + text(h.hi) + "' is not an 'int' expression");
+  if (env && !h.declaredInInit && !env->vars.count({h.counter, kWhole}))
+    fail(cond->getExprLoc(), "unsupported loop counter '" +
+                                 h.counter->getNameAsString() + "'");
+
+  const CExpr *inc = s->getInc();
+  if (!inc)
+    fail(loc, "loop without a step ('i++', 'i += 2', ...) is not supported");
+  inc = inc->IgnoreParens();
+  bool ok = false;
+  auto constant = [&](const CExpr *e, long long &v) {
+    return constIndex(e, v);
+  };
+  if (const auto *u = dyn_cast<UnaryOperator>(inc);
+      u && u->isIncrementDecrementOp() &&
+      isCounterRef(u->getSubExpr(), h.counter)) {
+    h.step = u->isIncrementOp() ? 1 : -1;
+    ok = true;
+  } else if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(inc);
+             c && isCounterRef(c->getLHS(), h.counter) &&
+             (c->getOpcode() == clang::BO_AddAssign ||
+              c->getOpcode() == clang::BO_SubAssign)) {
+    long long v;
+    if (constant(c->getRHS(), v)) {
+      h.step = c->getOpcode() == clang::BO_AddAssign ? v : -v;
+      ok = true;
+    }
+  } else if (const auto *a = dyn_cast<BinaryOperator>(inc);
+             a && a->getOpcode() == clang::BO_Assign &&
+             isCounterRef(a->getLHS(), h.counter)) {
+    const auto *rhs = dyn_cast<BinaryOperator>(a->getRHS()->IgnoreParenImpCasts());
+    long long v;
+    if (rhs && rhs->isAdditiveOp()) {
+      if (isCounterRef(rhs->getLHS(), h.counter) &&
+          constant(rhs->getRHS(), v)) {
+        h.step = rhs->getOpcode() == clang::BO_Add ? v : -v;
+        ok = true;
+      } else if (rhs->getOpcode() == clang::BO_Add &&
+                 isCounterRef(rhs->getRHS(), h.counter) &&
+                 constant(rhs->getLHS(), v)) {
+        h.step = v;
+        ok = true;
+      }
+    }
+  }
+  if (!ok)
+    fail(inc->getExprLoc(),
+         "loop step '" + text(inc) +
+             "' is not supported; add a constant to the counter ('i++', "
+             "'i += 2', 'i--')");
+  if (h.step == 0)
+    fail(inc->getExprLoc(), "loop step '" + text(inc) + "' is zero");
+  bool up = h.cmp == clang::BO_LT || h.cmp == clang::BO_LE;
+  if (up != (h.step > 0))
+    fail(cond->getExprLoc(), "loop condition '" + text(cond) +
+                                 "' does not agree with the step '" +
+                                 text(inc) +
+                                 "': the loop would never end or never run");
+  return h;
+}
+
+Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
+                            std::vector<Binding> &pre) {
+  SourceLocation loc = h.stmt->getForLoc();
+  Bounds b;
+  b.step = h.step;
+  Expr *lo = h.lo ? lowerExpr(h.lo, env)
+                  : readPlace({h.counter, kWhole}, loc, env);
+  if (!lo->type || lo->type->kind != TY_INT)
+    fail(h.lo ? h.lo->getExprLoc() : loc, "loop start is not an int");
+  lo = simpleOrBound(lo, "lo", pre, loc);
+  Expr *hi = simpleOrBound(lowerExpr(h.hi, env), "hi", pre, loc);
+  auto d = [&](Expr *e) { return dup(arena, e); };
+  long long c = h.step > 0 ? h.step : -h.step;
+  Expr *from = h.step > 0 ? lo : hi, *to = h.step > 0 ? hi : lo;
+  bool strict = h.cmp == clang::BO_LT || h.cmp == clang::BO_GT;
+  // n = to > from ? (to - from + c - 1) / c : 0          (< and >)
+  // n = to >= from ? (to - from) / c + 1 : 0              (<= and >=)
+  Expr *test = iCmp(strict ? P_GT : P_GE, d(to), d(from), loc);
+  Expr *n = strict ? iDiv(iAdd(iSub(d(to), d(from), loc), mkInt(c - 1, loc),
+                               loc),
+                          mkInt(c, loc), loc)
+                   : iAdd(iDiv(iSub(d(to), d(from), loc), mkInt(c, loc), loc),
+                          mkInt(1, loc), loc);
+  long long t;
+  if (intConst(test, t))
+    b.tripExpr = t ? n : mkInt(0, loc);
+  else
+    b.tripExpr = mkIf(test, n, mkInt(0, loc), loc);
+  long long tc;
+  if (intConst(b.tripExpr, tc) && tc < 0)
+    b.tripExpr = mkInt(0, loc);
+  b.lo = lo;
+  if (b.tripExpr->kind == E_CONST || b.tripExpr->kind == E_VAR) {
+    b.trip = b.tripExpr;
+  } else {
+    Var *v = var_new(arena, ("n_" + h.counter->getNameAsString()).c_str(),
+                     ty_int());
+    pre.push_back({v, d(b.tripExpr), loc});
+    b.trip = mkVar(v, loc);
+  }
+  if (h.step > 0)
+    b.imin = lo;
+  else
+    b.imin = strict ? iAdd(d(hi), mkInt(1, loc), loc) : hi;
+  return b;
+}
+
+// ------------------------------------------------------------------ scan
+
+LoopScan Lowerer::scanLoop(const LoopHeader &h, const Env &env) {
+  LoopScan sc;
+  std::vector<const ForStmt *> path;
+  scanStmt(h.stmt->getBody(), path, h, env, sc);
+  return sc;
+}
+
+static void recordWrite(LoopScan &sc, const Place &p, bool accumulate,
+                        bool exactType, const CExpr *write,
+                        const std::vector<const ForStmt *> &path) {
+  auto [it, fresh] = sc.writes.try_emplace(p);
+  if (fresh) {
+    sc.order.push_back(p);
+    it->second.first = write;
+  }
+  if (!accumulate)
+    it->second.accumulateOnly = false;
+  if (!exactType)
+    it->second.exactType = false;
+  it->second.sites.push_back(write);
+  it->second.paths.push_back(path);
+}
+
+// Is the increment of an accumulating write computed in the type of the
+// place it adds to (so that a sum of increments rounds as C does)?
+static bool incrementInOwnType(const clang::ASTContext &ctx,
+                               const CExpr *write, const CExpr *lhs) {
+  QualType t = lhs->getType();
+  if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(write))
+    return ctx.hasSameUnqualifiedType(c->getComputationResultType(), t) &&
+           ctx.hasSameUnqualifiedType(c->getComputationLHSType(), t) &&
+           ctx.hasSameUnqualifiedType(c->getRHS()->getType(), t);
+  if (const auto *a = dyn_cast<BinaryOperator>(write)) {
+    const auto *b = dyn_cast<BinaryOperator>(a->getRHS()->IgnoreParens());
+    return b && ctx.hasSameUnqualifiedType(b->getType(), t) &&
+           ctx.hasSameUnqualifiedType(b->getLHS()->getType(), t) &&
+           ctx.hasSameUnqualifiedType(b->getRHS()->getType(), t);
+  }
+  return true; // ++ and -- add 1 in the type itself
+}
+
+void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
+                        bool accumulate, std::vector<const ForStmt *> &path,
+                        const LoopHeader &h, const Env &env, LoopScan &sc) {
+  lhs = lhs->IgnoreParens();
+  // In `p = p + e` the read of p is part of the accumulation.
+  const CExpr *rest = rhs;
+  bool plain = false;
+  if (rhs && isa<BinaryOperator>(write) &&
+      cast<BinaryOperator>(write)->getOpcode() == clang::BO_Assign) {
+    plain = true;
+    if (const auto *b = dyn_cast<BinaryOperator>(rhs->IgnoreParenImpCasts());
+        b && b->isAdditiveOp()) {
+      if (sameLvalue(b->getLHS(), lhs)) {
+        accumulate = true;
+        rest = b->getRHS();
+      } else if (b->getOpcode() == clang::BO_Add &&
+                 sameLvalue(b->getRHS(), lhs)) {
+        accumulate = true;
+        rest = b->getLHS();
+      }
+    }
+    if (accumulate)
+      plain = false;
+  }
+  if (const auto *d = dyn_cast<DeclRefExpr>(lhs)) {
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl())) {
+      if (v == h.counter)
+        fail(lhs->getExprLoc(), "the loop body modifies its counter '" +
+                                    v->getNameAsString() + "'");
+      if (env.vars.count({v, kWhole})) {
+        recordWrite(sc, {v, kWhole}, accumulate,
+                    incrementInOwnType(ctx, write, lhs), write, path);
+        sc.written.insert(v);
+      }
+    }
+  } else if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lhs)) {
+    scanStmt(sub->getIdx(), path, h, env, sc);
+    if (const VarDecl *a = arrayBase(sub, false)) {
+      Place p{a, kWhole};
+      long long c;
+      if (arrays.at(a).scalarReplaced && constIndex(sub->getIdx(), c)) {
+        if (env.arrays.count(a)) {
+          recordWrite(sc, {a, (int)c}, accumulate,
+                      incrementInOwnType(ctx, write, lhs), write, path);
+          sc.written.insert(a);
+        }
+      } else if (ownerOf(a)) {
+        if (resolveWrite(sub, a, write, p) == Res::Slot) {
+          recordWrite(sc, p, accumulate, incrementInOwnType(ctx, write, lhs),
+                      write, path);
+          sc.written.insert(a);
+        }
+      } else if (env.arrays.count(a)) {
+        Site site;
+        site.array = a;
+        site.write = write;
+        site.sub = sub;
+        site.path = path;
+        site.accumulate = accumulate;
+        site.plain = plain;
+        if (!sc.sites.count(a))
+          sc.siteOrder.push_back(a);
+        sc.sites[a].push_back(site);
+        sc.written.insert(a);
+      }
+    }
+  } else {
+    scanStmt(lhs, path, h, env, sc);
+  }
+  if (rest)
+    scanStmt(rest, path, h, env, sc);
+}
+
+void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
+                       const LoopHeader &h, const Env &env, LoopScan &sc) {
+  if (!s)
+    return;
+  if (const auto *f = dyn_cast<ForStmt>(s)) {
+    path.push_back(f);
+    for (const Stmt *part : {f->getInit(), (const Stmt *)f->getCond(),
+                             (const Stmt *)f->getInc(), f->getBody()})
+      scanStmt(part, path, h, env, sc);
+    path.pop_back();
+    return;
+  }
+  if (const auto *d = dyn_cast<clang::DeclStmt>(s)) {
+    for (const clang::Decl *x : d->decls())
+      if (const auto *v = dyn_cast<VarDecl>(x)) {
+        sc.declared.insert(v);
+        if (v->getInit())
+          scanStmt(v->getInit(), path, h, env, sc);
+      }
+    return;
+  }
+  if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(s)) {
+    bool acc = c->getOpcode() == clang::BO_AddAssign ||
+               c->getOpcode() == clang::BO_SubAssign;
+    scanWrite(c, c->getLHS(), c->getRHS(), acc, path, h, env, sc);
+    return;
+  }
+  if (const auto *b = dyn_cast<BinaryOperator>(s);
+      b && b->getOpcode() == clang::BO_Assign) {
+    scanWrite(b, b->getLHS(), b->getRHS(), false, path, h, env, sc);
+    return;
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(s);
+      u && u->isIncrementDecrementOp()) {
+    scanWrite(u, u->getSubExpr(), nullptr, true, path, h, env, sc);
+    return;
+  }
+  if (const auto *call = dyn_cast<CallExpr>(s)) {
+    if (effectCallIn(call)) {
+      const FunctionDecl *callee = call->getDirectCallee();
+      for (unsigned i = 0; i < call->getNumArgs(); i++)
+        if (const CExpr *a = call->getArg(i);
+            const VarDecl *d = arrayDecl(a)) {
+          if (!env.arrays.count(d) && !ownerOf(d))
+            continue;
+          ParamClass cls;
+          Type *t;
+          std::string problem;
+          if (i < callee->getNumParams() &&
+              classifyParam(callee->getParamDecl(i), cls, t, problem) &&
+              cls == PARAM_OUT_ARRAY)
+            fail(a->getExprLoc(), "loop writes array '" +
+                                      d->getNameAsString() +
+                                      "' through a call to '" +
+                                      callee->getNameAsString() +
+                                      "'; not supported yet");
+        }
+    }
+  }
+  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s)) {
+    scanStmt(sub->getIdx(), path, h, env, sc);
+    const VarDecl *a = arrayBase(sub, false);
+    if (!a) {
+      scanStmt(sub->getBase(), path, h, env, sc);
+      return;
+    }
+    long long c;
+    if (arrays.at(a).scalarReplaced && constIndex(sub->getIdx(), c)) {
+      if (env.arrays.count(a))
+        sc.otherReads.insert({a, (int)c});
+    } else if (LoopCtx *o = ownerOf(a)) {
+      if (o->arrays.at(a) == Site::Slot &&
+          isCounterRef(sub->getIdx(), o->h.counter))
+        sc.otherReads.insert({a, kSlot});
+    } else if (env.arrays.count(a)) {
+      sc.reads.push_back({a, sub, sub, path});
+    }
+    return;
+  }
+  if (const auto *r = dyn_cast<DeclRefExpr>(s)) {
+    if (const auto *v = dyn_cast<VarDecl>(r->getDecl())) {
+      if (env.vars.count({v, kWhole}))
+        sc.otherReads.insert({v, kWhole});
+      if (arrays.count(v) && env.arrays.count(v))
+        sc.reads.push_back({v, nullptr, r, path});
+    }
+    return;
+  }
+  for (const Stmt *c : s->children())
+    scanStmt(c, path, h, env, sc);
+}
+
+// Is `e` the same value in every iteration of the loop `h`?
+bool Lowerer::invariantIn(const CExpr *e, const LoopScan &scan,
+                          const LoopHeader &h) {
+  bool ok = true;
+  std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
+    if (!s || !ok)
+      return;
+    if (const auto *d = dyn_cast<DeclRefExpr>(s))
+      if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
+        if (v == h.counter || scan.written.count(v) || scan.declared.count(v))
+          ok = false;
+    for (const Stmt *c : s->children())
+      walk(c);
+  };
+  walk(e);
+  return ok;
+}
+
+void Lowerer::requireInvariant(const CExpr *e, const LoopScan &scan,
+                               const LoopHeader &h, SourceLocation at,
+                               const std::string &what) {
+  if (!invariantIn(e, scan, h))
+    fail(at, what);
+}
+
+// idx is i*m + j (in any order), i the outer counter, j the inner one and
+// m the inner bound.
+bool Lowerer::isFlatPattern(const CExpr *idx, const LoopHeader &outer,
+                            const LoopHeader &inner) {
+  const auto *add = dyn_cast<BinaryOperator>(idx->IgnoreParenImpCasts());
+  if (!add || add->getOpcode() != clang::BO_Add)
+    return false;
+  for (int side = 0; side < 2; side++) {
+    const CExpr *j = side ? add->getLHS() : add->getRHS();
+    const CExpr *im = side ? add->getRHS() : add->getLHS();
+    if (!isCounterRef(j, inner.counter))
+      continue;
+    const auto *mul = dyn_cast<BinaryOperator>(im->IgnoreParenImpCasts());
+    if (!mul || mul->getOpcode() != clang::BO_Mul)
+      continue;
+    if (isCounterRef(mul->getLHS(), outer.counter) &&
+        sameAst(mul->getRHS(), inner.hi))
+      return true;
+    if (isCounterRef(mul->getRHS(), outer.counter) &&
+        sameAst(mul->getLHS(), inner.hi))
+      return true;
+  }
+  return false;
+}
+
+void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
+  const LoopHeader &h = lc.h;
+  std::string counter = h.counter->getNameAsString();
+  for (const VarDecl *d : sc.siteOrder) {
+    std::vector<Site> &sites = sc.sites[d];
+    std::vector<const ArrayRead *> reads;
+    for (const ArrayRead &r : sc.reads)
+      if (r.array == d)
+        reads.push_back(&r);
+    std::string name = d->getNameAsString();
+    std::string carried = "loop carries array '" + name +
+                          "' from one iteration to the next; not supported "
+                          "yet";
+    bool step1 = h.step == 1 || h.step == -1;
+    bool allCounter = step1, anyNested = false, allAcc = true;
+    for (const Site &s : sites) {
+      allCounter = allCounter && isCounterRef(s.sub->getIdx(), h.counter);
+      anyNested = anyNested || !s.path.empty();
+      allAcc = allAcc && s.accumulate;
+    }
+    Site::Kind kind;
+    if (allCounter && allAcc && !anyNested && reads.empty()) {
+      kind = Site::Scatter;
+    } else if (allCounter) {
+      for (const ArrayRead *r : reads)
+        if (!r->sub || !isCounterRef(r->sub->getIdx(), h.counter))
+          fail(r->at->getExprLoc(), carried);
+      kind = Site::Slot;
+    } else {
+      // y[i*m + j] written in one inner loop, both loops from 0 by 1
+      bool flat = false;
+      long long lo;
+      const ForStmt *inner =
+          sites[0].path.size() == 1 ? sites[0].path[0] : nullptr;
+      if (inner && h.lo && constIndex(h.lo, lo) && lo == 0 && h.step == 1) {
+        try {
+          LoopHeader ih = parseHeader(inner, nullptr);
+          long long ilo;
+          flat = ih.lo && constIndex(ih.lo, ilo) && ilo == 0 &&
+                 ih.step == 1 && ih.cmp == clang::BO_LT &&
+                 invariantIn(ih.hi, sc, h);
+          for (const Site &s : sites)
+            flat = flat && s.path.size() == 1 && s.path[0] == inner &&
+                   isFlatPattern(s.sub->getIdx(), h, ih);
+          for (const ArrayRead *r : reads)
+            flat = flat && r->sub && r->path.size() == 1 &&
+                   r->path[0] == inner && isFlatPattern(r->sub->getIdx(), h, ih);
+        } catch (const Unsupported &) {
+          flat = false; // reported when the inner loop is lowered
+        }
+      }
+      if (flat) {
+        kind = Site::FlatSlot;
+        lc.flatInner[d] = inner;
+      } else if (allAcc) {
+        if (!reads.empty())
+          fail(reads[0]->at->getExprLoc(), carried);
+        kind = Site::Scatter;
+        for (const Site &s : sites)
+          for (const ForStmt *f : s.path) {
+            LoopHeader fh = parseHeader(f, nullptr);
+            if (!fh.lo || !invariantIn(fh.lo, sc, h) ||
+                !invariantIn(fh.hi, sc, h))
+              fail(s.sub->getExprLoc(),
+                   "accumulation into '" + name +
+                       "' in a nested loop whose bounds change with the "
+                       "enclosing loop is not supported yet");
+          }
+      } else {
+        const Site *bad = &sites[0];
+        for (const Site &s : sites)
+          if (!s.accumulate && !isCounterRef(s.sub->getIdx(), h.counter)) {
+            bad = &s;
+            break;
+          }
+        fail(bad->sub->getExprLoc(),
+             "loop writes '" + text(bad->sub) +
+                 "' at an index other than its counter '" + counter +
+                 "'; in a loop only '" + name + "[" + counter +
+                 "] = ...' (with step 1 or -1) and accumulations '" + name +
+                 "[...] += ...' are supported");
+      }
+    }
+    for (Site &s : sites) {
+      s.kind = kind;
+      lc.siteOf[s.write] = lc.sites.size();
+      lc.sites.push_back(s);
+    }
+    lc.arrays[d] = kind;
+  }
+  (void)env;
+}
+
+// Is place `p` read after the loop: by the statements that follow, by the
+// join or loop body that the loop ends, or as an output?
+bool Lowerer::neededAfter(const Place &p, const Rest *next, const Tail &tail) {
+  if (tail.joined &&
+      std::find(tail.joined->begin(), tail.joined->end(), p) !=
+          tail.joined->end())
+    return true;
+  if (arrays.count(p.decl) && arrays.at(p.decl).role == ArrayRole::Out)
+    return true;
+  for (const Rest *r = next; r; r = r->outer)
+    for (const Stmt *s : r->stmts)
+      if (refersTo(s, p.decl))
+        return true;
+  return false;
+}
+
+// ------------------------------------------------------------ lowering
+
+// The IR index of an IR loop over `lc`: named after the counter when it is
+// the counter (from 0 by 1).
+static Var *indexVar(Arena *arena, const LoopCtx &lc) {
+  bool same = isIntConst(lc.b.lo, 0) && lc.b.step == 1;
+  return var_new(arena,
+                 same ? lc.h.counter->getNameAsString().c_str() : "k",
+                 ty_int());
+}
+
+Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
+  SourceLocation loc = lc.h.stmt->getForLoc();
+  Env env = entry;
+  std::vector<Binding> bind;
+  const VarDecl *counter = lc.h.counter;
+  Expr *cv = spec.counter;
+  if (!cv)
+    cv = iAdd(dup(arena, lc.b.lo),
+              iMul(mkVar(spec.index, loc), mkInt(lc.b.step, loc), loc), loc);
+  if (cv->kind == E_VAR) {
+    env.vars[{counter, kWhole}] = cv->var;
+  } else {
+    Var *c = newVar(counter);
+    bind.push_back({c, cv, loc});
+    env.vars[{counter, kWhole}] = c;
+  }
+  Var *counterVar = env.vars[{counter, kWhole}];
+  for (size_t j = 0; j < spec.statePlaces.size(); j++) {
+    Var *v = newPlaceVar(spec.statePlaces[j]);
+    bind.push_back({v, mkGet((int)j, mkVar(spec.state, loc), loc), loc});
+    env.vars[spec.statePlaces[j]] = v;
+    spec.stateVars.push_back(v);
+  }
+  for (const Place &p : spec.carried) {
+    std::string what = spec.array ? "array '" +
+                                        spec.array->getNameAsString() +
+                                        "' is written from '"
+                                  : "a value depends on '";
+    Poison poison{"",
+                  what + placeName(p) +
+                      "', which the loop carries from one iteration to the "
+                      "next; not supported yet",
+                  loc};
+    Var *v = makePoison(placeType(p), (placeName(p) + "_carried").c_str(),
+                        poison, bind, loc);
+    env.vars[p] = v;
+    spec.carriedVars.push_back(v);
+  }
+  for (const Place &p : spec.accumulators) {
+    Var *z = var_new(arena, (placeName(p) + "_0").c_str(), placeType(p));
+    bind.push_back({z, mkConst(placeType(p), 0, loc), loc});
+    zeroVars.insert(z);
+    env.vars[p] = z;
+  }
+  // The slot of each array built at the counter: its old element, or
+  // poison when nothing was written yet.
+  for (auto &[d, kind] : lc.arrays) {
+    bool flatTarget =
+        kind == Site::FlatSlot && spec.kind == TargetKind::FlatBuild &&
+        spec.array == d;
+    if (kind != Site::Slot && !flatTarget)
+      continue;
+    const ArrayVal &old = entry.arrays.at(d);
+    Place slot{d, kSlot};
+    std::string elem = d->getNameAsString() + "[" +
+                       counter->getNameAsString() + "]";
+    for (const Site &s : lc.sites)
+      if (s.array == d) { // as the program spells it
+        elem = text(s.sub);
+        break;
+      }
+    Expr *at = flatTarget ? mkVar(spec.index, loc) : mkVar(counterVar, loc);
+    if (old.value) {
+      Var *v = newPlaceVar(slot);
+      bind.push_back({v, oldElement(old, at, !lc.slotSafe[d], loc), loc});
+      env.vars[slot] = v;
+    } else {
+      Poison poison{"reads '" + elem + "' before writing it",
+                    "'" + elem + "' is not written in every iteration of "
+                    "the loop (on every path through its body)",
+                    loc};
+      env.vars[slot] = makePoison(arrays.at(d).elem,
+                                  (d->getNameAsString() + "_unset").c_str(),
+                                  poison, bind, loc);
+    }
+  }
+  if (spec.kind == TargetKind::Scatter) {
+    const VarDecl *d = spec.array;
+    Var *i = var_new(arena, (d->getNameAsString() + "_at").c_str(), ty_int());
+    bind.push_back({i, mkInt(0, loc), loc});
+    Place val{d, kSiteVal};
+    Var *z = var_new(arena, (d->getNameAsString() + "_add").c_str(),
+                     placeType(val));
+    bind.push_back({z, mkConst(placeType(val), 0, loc), loc});
+    zeroVars.insert(z);
+    env.vars[{d, kSiteIdx}] = i;
+    env.vars[val] = z;
+  }
+
+  lc.target = spec.kind;
+  lc.targetArray = spec.array;
+  lc.targetSite = spec.site;
+  lc.inlined = spec.inlined;
+  lc.keep = spec.keep;
+  lc.poisonSink = &spec.carriedVars;
+  bodiesLowered++;
+  struct Pop {
+    std::vector<LoopCtx *> &loops;
+    ~Pop() { loops.pop_back(); }
+  } pop{loops};
+  loops.push_back(&lc);
+  const Stmt *bodyStmt = lc.h.stmt->getBody(); // ArrayRef points at it
+  llvm::ArrayRef<const Stmt *> body(bodyStmt);
+  Rest rest{body, nullptr};
+  Tail tail{&spec.yields, lc.h.stmt->getBody()->getEndLoc(),
+            spec.kind == TargetKind::Fold};
+  Expr *e = lowerSeq(&rest, std::move(env), tail);
+  return wrapInLets(bind, e);
+}
+
+// One iteration of a loop that lies between a loop and the write it is
+// flattened for: the counter comes from the flat index; what the loop
+// carries between its iterations is poison.
+Expr *Lowerer::inlineLoop(const ForStmt *s, LoopCtx &owner, const Rest *next,
+                          Env env, const Tail &tail) {
+  SourceLocation loc = s->getForLoc();
+  LoopHeader h = parseHeader(s, nullptr);
+  LoopScan sc = scanLoop(h, env);
+  if (!sc.siteOrder.empty())
+    fail(sc.sites[sc.siteOrder[0]][0].sub->getExprLoc(),
+         "array '" + sc.siteOrder[0]->getNameAsString() +
+             "' is written in a nested loop that also holds an element "
+             "write flattened across loops; not supported yet");
+  std::vector<Binding> bind;
+  Var *c = newVar(h.counter);
+  bind.push_back({c, dup(arena, owner.inlined.at(s)), loc});
+  env.vars[{h.counter, kWhole}] = c;
+  for (const Place &p : sc.order) {
+    if (owner.keep.count(p))
+      continue;
+    std::string what = owner.targetArray
+                           ? "array '" + owner.targetArray->getNameAsString() +
+                                 "' is written from '"
+                           : "a value depends on '";
+    Poison poison{"",
+                  what + placeName(p) +
+                      "', which a loop carries from one iteration to the "
+                      "next; not supported yet",
+                  loc};
+    env.vars[p] = makePoison(placeType(p),
+                             (placeName(p) + "_carried").c_str(), poison,
+                             bind, loc);
+    if (owner.poisonSink)
+      owner.poisonSink->push_back(env.vars[p]);
+  }
+  const Stmt *bodyStmt = s->getBody(); // ArrayRef points at it
+  llvm::ArrayRef<const Stmt *> body(bodyStmt);
+  Rest rest{body, next};
+  return wrapInLets(bind, lowerSeq(&rest, std::move(env), tail));
+}
+
+// y := (build n (i) body), over the old prefix when there is one.
+Expr *Lowerer::buildTarget(LoopCtx &lc, const VarDecl *d, Site::Kind kind,
+                           const Env &entry, const std::vector<Place> &accs,
+                           const std::vector<Place> &state,
+                           std::vector<Binding> &pre, ArrayVal &result) {
+  SourceLocation loc = lc.h.stmt->getForLoc();
+  const ArrayVal &old = entry.arrays.at(d);
+  const Site *first = nullptr;
+  for (const Site &s : lc.sites)
+    if (s.array == d && !first)
+      first = &s;
+  BodySpec spec;
+  spec.array = d;
+  spec.accumulators = accs;
+  spec.carried = state;
+  spec.yields = {Place{d, kSlot}};
+  Expr *n, *nExpr, *imin;
+  spec.index =
+      var_new(arena, lc.h.counter->getNameAsString().c_str(), ty_int());
+  if (kind == Site::Slot) {
+    spec.kind = TargetKind::Build;
+    n = lc.b.trip;
+    nExpr = lc.b.tripExpr;
+    imin = lc.b.imin;
+    spec.counter = mkVar(spec.index, loc); // element index = counter
+  } else {
+    spec.kind = TargetKind::FlatBuild;
+    spec.keep.insert(Place{d, kSlot});
+    const ForStmt *innerLoop = lc.flatInner.at(d);
+    LoopHeader ih = parseHeader(innerLoop, nullptr);
+    Bounds ib = lowerBounds(ih, entry, pre);
+    n = simpleOrBound(iMul(dup(arena, lc.b.trip), dup(arena, ib.trip), loc),
+                      "n_flat", pre, loc);
+    nExpr = iMul(dup(arena, lc.b.tripExpr), dup(arena, ib.tripExpr), loc);
+    imin = mkInt(0, loc);
+    spec.index = var_new(arena, "k", ty_int());
+    spec.counter = iDiv(mkVar(spec.index, loc), dup(arena, ib.trip), loc);
+    spec.inlined[innerLoop] =
+        iMod(mkVar(spec.index, loc), dup(arena, ib.trip), loc);
+  }
+  bool fresh = !old.value;
+  if (fresh && !isIntConst(imin, 0))
+    fail(first->sub->getExprLoc(),
+         "'" + d->getNameAsString() + "' is first written by a loop from "
+         "index '" +
+             text(lc.b.step > 0 ? lc.h.lo : lc.h.hi) +
+             "' up, not from 0; arrays must be written from index 0 up (the "
+             "written part is kept as a prefix)");
+  bool replace = !fresh && isIntConst(imin, 0) && old.len &&
+                 exprEq(old.len, nExpr);
+  lc.slotSafe[d] = replace;
+  Expr *body = lowerLoopBody(lc, spec, entry);
+  checkPoison(body, nullptr, -1);
+  Var *j = spec.index;
+  if (fresh || replace) {
+    result.len = nExpr;
+    return at(ex_build(arena, dup(arena, n), j, body), loc);
+  }
+  // Over an old prefix: elements outside [imin, imin + n) keep their value.
+  long long ci, cl;
+  bool zero = isIntConst(imin, 0);
+  bool consts = intConst(imin, ci) && old.len && intConst(old.len, cl);
+  bool append = (old.len && exprEq(imin, old.len)) || (consts && ci == cl);
+  bool inPrefix = zero || append || (consts && ci <= cl); // imin <= len y
+  Expr *len, *body2;
+  if (append) { // y[len .. len + n) = body
+    len = simpleOrBound(iAdd(lenOf(old), dup(arena, n), loc), "len", pre, loc);
+    body2 = mkIf(iCmp(P_LT, mkVar(j, loc), lenOf(old), loc),
+                 oldElement(old, mkVar(j, loc), false, loc), body, loc);
+  } else {
+    Expr *end = simpleOrBound(iAdd(dup(arena, imin), dup(arena, n), loc),
+                              "end", pre, loc);
+    if (zero)
+      len = iMax(dup(arena, n), lenOf(old), loc);
+    else if (inPrefix)
+      len = iMax(lenOf(old), dup(arena, end), loc);
+    else
+      len = mkIf(iCmp(P_GT, dup(arena, n), mkInt(0, loc), loc),
+                 iMax(lenOf(old), dup(arena, end), loc), lenOf(old), loc);
+    len = simpleOrBound(len, "len", pre, loc);
+    Expr *inRange = iCmp(P_LT, mkVar(j, loc), dup(arena, end), loc);
+    if (!zero)
+      inRange = mkPrim2(P_AND,
+                        iCmp(P_GE, mkVar(j, loc), dup(arena, imin), loc),
+                        inRange, loc);
+    body2 = mkIf(inRange, body,
+                 oldElement(old, mkVar(j, loc), !inPrefix, loc), loc);
+  }
+  result.len = len;
+  return at(ex_build(arena, dup(arena, len), j, body2), loc);
+}
+
+// y := (scatter y n (k) (tuple index value)) for one accumulating write,
+// flattened over the loops between the body and the write.
+Expr *Lowerer::scatterTarget(LoopCtx &lc, const Site &site, const Env &entry,
+                             const ArrayVal &base,
+                             const std::vector<Place> &accs,
+                             const std::vector<Place> &state,
+                             std::vector<Binding> &pre) {
+  SourceLocation loc = lc.h.stmt->getForLoc();
+  const VarDecl *d = site.array;
+  if (!base.value)
+    fail(site.sub->getExprLoc(), "accumulates into '" + d->getNameAsString() +
+                                     "' before writing it");
+  BodySpec spec;
+  spec.kind = TargetKind::Scatter;
+  spec.array = d;
+  spec.site = &site;
+  spec.accumulators = accs;
+  spec.carried = state;
+  spec.yields = {Place{d, kSiteIdx}, Place{d, kSiteVal}};
+  spec.index = site.path.empty() ? indexVar(arena, lc)
+                                 : var_new(arena, "k", ty_int());
+  Expr *n = lc.b.trip;
+  std::vector<Bounds> inner;
+  for (const ForStmt *f : site.path) {
+    LoopHeader fh = parseHeader(f, nullptr);
+    inner.push_back(lowerBounds(fh, entry, pre));
+    n = iMul(dup(arena, n), dup(arena, inner.back().trip), loc);
+  }
+  n = simpleOrBound(n, "n_flat", pre, loc);
+  // k = ((k0 * n1 + k1) * n2 + k2) ...: the innermost index varies fastest
+  Expr *rem = mkVar(spec.index, loc);
+  for (size_t j = site.path.size(); j-- > 0;) {
+    const Bounds &b = inner[j];
+    Expr *kj = iMod(dup(arena, rem), dup(arena, b.trip), loc);
+    spec.inlined[site.path[j]] =
+        iAdd(dup(arena, b.lo), iMul(kj, mkInt(b.step, loc), loc), loc);
+    rem = iDiv(rem, dup(arena, b.trip), loc);
+  }
+  spec.counter =
+      iAdd(dup(arena, lc.b.lo), iMul(rem, mkInt(lc.b.step, loc), loc), loc);
+  Expr *body = lowerLoopBody(lc, spec, entry);
+  checkPoison(body, nullptr, -1);
+  return at(ex_scatter(arena, mkVar(base.value, loc), n, spec.index, body),
+            loc);
+}
+
+// The most writes of `writes` that one run of `s` can execute (loops count
+// as many).
+static int maxWrites(const Stmt *s, const std::set<const Stmt *> &writes) {
+  if (!s)
+    return 0;
+  if (writes.count(s))
+    return 1;
+  if (const auto *i = dyn_cast<IfStmt>(s))
+    return maxWrites(i->getCond(), writes) +
+           std::max(maxWrites(i->getThen(), writes),
+                    maxWrites(i->getElse(), writes));
+  int n = 0;
+  for (const Stmt *c : s->children())
+    n += maxWrites(c, writes);
+  if (isa<ForStmt>(s) && n > 0)
+    return 1000;
+  return n;
+}
+
+// Can accumulator `p` be a sum that rounds exactly as the C loop does? C
+// adds the increments one by one to the running value; a sum adds them up
+// from 0 in the same order and then adds the total to the old value. Both
+// agree when the old value is the literal +0, each iteration adds at most
+// one increment, computed in p's type (ints: always). Writes nested in
+// inner loops need the nest flattened into one sum (`path`, rectangular).
+bool Lowerer::exactSum(LoopCtx &lc, const LoopScan &sc, const Place &p,
+                       const Env &entry, std::vector<const ForStmt *> &path) {
+  const ScanWrite &w = sc.writes.at(p);
+  path.clear();
+  if (placeType(p)->kind == TY_INT)
+    return true; // int addition is associative: nested sums are exact
+  for (const auto &q : w.paths)
+    if (q != w.paths[0])
+      return false;
+  auto it = entry.vars.find(p);
+  if (!w.exactType || it == entry.vars.end() || !it->second ||
+      !zeroConst.count(it->second))
+    return false;
+  path = w.paths[0];
+  const Stmt *scope = path.empty() ? lc.h.stmt->getBody()
+                                   : path.back()->getBody();
+  std::set<const Stmt *> sites(w.sites.begin(), w.sites.end());
+  if (maxWrites(scope, sites) > 1)
+    return false;
+  for (const ForStmt *f : path) {
+    LoopHeader fh = parseHeader(f, nullptr);
+    if (!fh.lo || !invariantIn(fh.lo, sc, lc.h) ||
+        !invariantIn(fh.hi, sc, lc.h))
+      return false;
+  }
+  return true;
+}
+
+// The body of the sum of `group` (accumulators written along `path`),
+// flattened over the loops of the path; `trip` gets its trip count.
+Expr *Lowerer::sumBody(LoopCtx &lc, const Env &entry,
+                       const std::vector<Place> &group,
+                       const std::vector<const ForStmt *> &path,
+                       const std::vector<Place> &accs,
+                       const std::vector<Place> &state,
+                       std::vector<Binding> &pre, BodySpec &spec,
+                       Expr *&trip) {
+  SourceLocation loc = lc.h.stmt->getForLoc();
+  spec = BodySpec();
+  spec.kind = TargetKind::Sum;
+  spec.accumulators = accs;
+  spec.yields = group;
+  spec.carried = state;
+  spec.keep.insert(group.begin(), group.end());
+  spec.index = path.empty() ? indexVar(arena, lc)
+                            : var_new(arena, "k", ty_int());
+  trip = lc.b.trip;
+  if (!path.empty()) {
+    std::vector<Bounds> inner;
+    for (const ForStmt *f : path) {
+      LoopHeader fh = parseHeader(f, nullptr);
+      inner.push_back(lowerBounds(fh, entry, pre));
+      trip = iMul(dup(arena, trip), dup(arena, inner.back().trip), loc);
+    }
+    trip = simpleOrBound(trip, "n_flat", pre, loc);
+    Expr *rem = mkVar(spec.index, loc);
+    for (size_t j = path.size(); j-- > 0;) {
+      const Bounds &b = inner[j];
+      Expr *kj = iMod(dup(arena, rem), dup(arena, b.trip), loc);
+      spec.inlined[path[j]] =
+          iAdd(dup(arena, b.lo), iMul(kj, mkInt(b.step, loc), loc), loc);
+      rem = iDiv(rem, dup(arena, b.trip), loc);
+    }
+    spec.counter =
+        iAdd(dup(arena, lc.b.lo), iMul(rem, mkInt(lc.b.step, loc), loc), loc);
+  }
+  return lowerLoopBody(lc, spec, entry);
+}
+
+// The fold body for `state` (emptied when nothing is left), after dropping
+// the places whose value the loop does not carry and nobody reads after it.
+Expr *Lowerer::settleFold(LoopCtx &lc, const Env &entry,
+                          std::vector<Place> &state,
+                          const std::vector<Place> &accs, BodySpec &spec,
+                          const Rest *next, const Tail &tail) {
+  SourceLocation loc = lc.h.stmt->getForLoc();
+  while (!state.empty()) {
+    std::vector<Type *> ts;
+    for (const Place &p : state)
+      ts.push_back(placeType(p));
+    spec = BodySpec();
+    spec.kind = TargetKind::Fold;
+    spec.index = indexVar(arena, lc);
+    spec.state = var_new(arena, "state",
+                         ty_tuple(arena, (int)ts.size(), ts.data()));
+    spec.statePlaces = state;
+    spec.accumulators = accs;
+    spec.yields = state;
+    Expr *body = lowerLoopBody(lc, spec, entry);
+    Liveness live;
+    liveness(body, live);
+    std::vector<Place> keep;
+    for (size_t j = 0; j < state.size(); j++)
+      if (live.liveLets.count(spec.stateVars[j]) ||
+          neededAfter(state[j], next, tail))
+        keep.push_back(state[j]);
+    if (keep.size() == state.size())
+      return body;
+    state = keep;
+  }
+  (void)loc;
+  return nullptr;
+}
+
+Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
+                        const Tail &tail) {
+  for (LoopCtx *o : loops)
+    if (o->inlined.count(s))
+      return inlineLoop(s, *o, next, std::move(env), tail);
+  SourceLocation loc = s->getForLoc();
+  LoopCtx lc;
+  lc.h = parseHeader(s, &env);
+  LoopScan sc = scanLoop(lc.h, env);
+  classifyArrays(lc, sc, env);
+  requireInvariant(lc.h.hi, sc, lc.h, lc.h.hi->getExprLoc(),
+                   "loop bound '" + text(lc.h.hi) +
+                       "' changes inside the loop; not supported");
+  std::vector<Binding> pre;
+  lc.b = lowerBounds(lc.h, env, pre);
+
+  // Accumulators that sum exactly, grouped by the loops they sit in; every
+  // other scalar written is state.
+  std::vector<Place> accs, state;
+  std::map<Place, std::vector<const ForStmt *>> pathOf;
+  for (const Place &p : sc.order) {
+    std::vector<const ForStmt *> path;
+    if (sc.writes[p].accumulateOnly && !sc.otherReads.count(p) &&
+        exactSum(lc, sc, p, env, path)) {
+      accs.push_back(p);
+      pathOf[p] = path;
+    } else {
+      state.push_back(p);
+    }
+  }
+
+  std::vector<Binding> post;
+  Env out = env;
+  auto bindPlace = [&](const Place &p, Expr *value) {
+    Var *v = newPlaceVar(p);
+    post.push_back({v, value, loc});
+    out.vars[p] = v;
+  };
+  // Slot arrays: is the old element at the counter inside the old prefix?
+  for (auto &[d, kind] : lc.arrays) {
+    const ArrayVal &old = env.arrays.at(d);
+    lc.slotSafe[d] = kind == Site::Slot && old.value &&
+                     isIntConst(lc.b.imin, 0) && old.len &&
+                     exprEq(old.len, lc.b.tripExpr);
+  }
+  long loweredBefore = bodiesLowered;
+
+  // fold: the state, less what it does not carry and nobody needs after;
+  // sums: the accumulators, less those whose increments depend on the
+  // state (they join it)
+  struct Group {
+    std::vector<const ForStmt *> path;
+    std::vector<Place> places;
+    Expr *body = nullptr;
+    Expr *trip = nullptr;
+    Var *index = nullptr;
+  };
+  std::vector<Group> groups;
+  BodySpec foldSpec;
+  Expr *foldBody = nullptr;
+  for (bool moved = true; moved;) {
+    moved = false;
+    foldSpec = BodySpec();
+    foldBody = settleFold(lc, env, state, accs, foldSpec, next, tail);
+    groups.clear();
+    for (const Place &p : accs) {
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const Group &x) {
+        return x.path == pathOf[p];
+      });
+      if (g == groups.end()) {
+        groups.push_back(Group{pathOf[p], {}, nullptr, nullptr, nullptr});
+        g = groups.end() - 1;
+      }
+      g->places.push_back(p);
+    }
+    std::vector<Place> keep;
+    for (Group &g : groups) {
+      BodySpec spec;
+      g.body = sumBody(lc, env, g.places, g.path, accs, state, pre, spec,
+                       g.trip);
+      g.index = spec.index;
+      std::set<const Var *> carried(spec.carriedVars.begin(),
+                                    spec.carriedVars.end());
+      for (size_t j = 0; j < g.places.size(); j++) {
+        Liveness live;
+        liveness(g.body, live, g.places.size() > 1 ? (int)j : -1);
+        bool depends = false;
+        for (const Var *v : carried)
+          depends = depends || live.liveLets.count(v) || live.free.count(v);
+        if (depends) {
+          state.push_back(g.places[j]);
+          moved = true;
+        } else {
+          keep.push_back(g.places[j]);
+        }
+      }
+    }
+    accs = keep;
+  }
+  for (Group &g : groups) {
+    checkPoison(g.body, nullptr, -1);
+    Type *t;
+    if (g.places.size() > 1) {
+      std::vector<Type *> ts;
+      for (const Place &p : g.places)
+        ts.push_back(placeType(p));
+      t = ty_tuple(arena, (int)ts.size(), ts.data());
+    } else {
+      t = placeType(g.places[0]);
+    }
+    Expr *sum = at(ex_sum(arena, dup(arena, g.trip), g.index, g.body), loc);
+    sum->type = t;
+    Var *r = var_new(arena, "sum", t);
+    post.push_back({r, sum, loc});
+    for (size_t j = 0; j < g.places.size(); j++) {
+      const Place &p = g.places[j];
+      SourceLocation at = sc.writes[p].first->getExprLoc();
+      Expr *old = readPlace(p, at, env);
+      Expr *part = g.places.size() > 1 ? mkGet((int)j, mkVar(r, loc), loc)
+                                       : mkVar(r, loc);
+      bindPlace(p, mkPrim2(P_ADD, old, part, loc));
+    }
+  }
+  if (foldBody) {
+    checkPoison(foldBody, nullptr, -1);
+    // state read in the loop before any assignment reads garbage in C
+    Liveness live;
+    liveness(foldBody, live);
+    for (size_t j = 0; j < state.size(); j++) {
+      auto v = env.vars.find(state[j]);
+      if ((v == env.vars.end() || !v->second) &&
+          live.liveLets.count(foldSpec.stateVars[j]))
+        fail(sc.writes[state[j]].first->getExprLoc(),
+             "'" + placeName(state[j]) + "' is read before it is assigned");
+    }
+    std::vector<Expr *> init;
+    for (const Place &p : state) {
+      Var *v = env.vars.count(p) ? env.vars.at(p) : nullptr;
+      init.push_back(v ? mkVar(v, loc) : mkConst(placeType(p), 0, loc));
+    }
+    Type *st = foldSpec.state->type;
+    Expr *fold = at(ex_fold(arena, dup(arena, lc.b.trip), mkTuple(init, loc),
+                            foldSpec.index, foldSpec.state, foldBody),
+                    loc);
+    fold->type = st;
+    Var *r = var_new(arena, "fold", st);
+    post.push_back({r, fold, loc});
+    for (size_t j = 0; j < state.size(); j++)
+      bindPlace(state[j], mkGet((int)j, mkVar(r, loc), loc));
+  }
+
+  // arrays
+  for (const VarDecl *d : sc.siteOrder) {
+    Site::Kind kind = lc.arrays.at(d);
+    if (kind == Site::Scatter) {
+      for (const Site &site : lc.sites) {
+        if (site.array != d)
+          continue;
+        Expr *e = scatterTarget(lc, site, env, out.arrays.at(d), accs, state,
+                                pre);
+        Var *y = newPlaceVar({d, kWhole});
+        post.push_back({y, e, loc});
+        out.arrays[d] = ArrayVal{y, out.arrays.at(d).len};
+      }
+      continue;
+    }
+    ArrayVal result;
+    Expr *e = buildTarget(lc, d, kind, env, accs, state, pre, result);
+    Var *y = newPlaceVar({d, kWhole});
+    post.push_back({y, e, loc});
+    result.value = y;
+    out.arrays[d] = result;
+  }
+
+  // a loop with no effect outside: lowered only for its errors
+  if (bodiesLowered == loweredBefore) {
+    BodySpec spec;
+    spec.kind = TargetKind::None;
+    spec.index = indexVar(arena, lc);
+    lowerLoopBody(lc, spec, env);
+  }
+
+  if (!lc.h.declaredInInit) // the counter keeps its final value
+    bindPlace({lc.h.counter, kWhole},
+              iAdd(dup(arena, lc.b.lo),
+                   iMul(dup(arena, lc.b.trip), mkInt(lc.b.step, loc), loc),
+                   loc));
+  return wrapInLets(pre,
+                    wrapInLets(post, lowerSeq(next, std::move(out), tail)));
+}
+
+} // namespace lowering_detail
+} // namespace chad

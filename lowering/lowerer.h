@@ -1,0 +1,514 @@
+// lowerer.h: internal to lowering/: the state of lowering one function,
+// shared by lower.cpp (signature, statements, expressions), lower_arrays.cpp
+// (array parameters, local arrays, element reads and writes, calls that pass
+// arrays) and lower_loops.cpp (for loops and their IR forms).
+//
+// Places. Lowering keeps, for each C object in scope, its current SSA value
+// (Env). A scalar place is a C variable, one element of an array that is
+// scalar-replaced (every access has a constant index), the "slot" of an
+// array that a loop builds element-wise (its element at the loop counter,
+// inside the loop body), or the index/value pair of the accumulation a
+// scatter-add is being lowered for. An array that is not scalar-replaced is
+// one IR array value: the written prefix of the C array (elements
+// [0, len) are the C elements, the rest were never written by the function).
+//
+// Poison. A value a target must not depend on (a loop-carried scalar seen
+// from a build, an element read before it is written) is a Var bound to 0
+// and registered with its message: reading it may fail at once, and any
+// dependence that survives dead-code elimination is reported (see
+// Lowerer::checkPoison).
+#ifndef CHAD_LOWERING_LOWERER_H
+#define CHAD_LOWERING_LOWERER_H
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lowering/lower.h"
+#include "lowering/math_functions.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+
+namespace chad {
+namespace lowering_detail {
+
+// Clang and the IR both have an Expr and a Type: here `Expr` and `Type` are
+// the IR's, Clang's are spelled CExpr and clang::Type.
+using CExpr = clang::Expr;
+using clang::ArraySubscriptExpr;
+using clang::BinaryOperator;
+using clang::cast;
+using clang::CallExpr;
+using clang::CastExpr;
+using clang::CompoundStmt;
+using clang::DeclRefExpr;
+using clang::dyn_cast;
+using clang::dyn_cast_or_null;
+using clang::ForStmt;
+using clang::FunctionDecl;
+using clang::IfStmt;
+using clang::isa;
+using clang::QualType;
+using clang::SourceLocation;
+using clang::Stmt;
+using clang::UnaryOperator;
+using clang::VarDecl;
+
+// Thrown at the first unsupported construct and caught in Lowerer::run
+// only: no exception ever crosses a clang frame.
+struct Unsupported {
+  LowerError error;
+};
+
+// --------------------------------------------------------------- places
+
+enum : int {
+  kWhole = -1,   // the variable itself (a scalar, or a whole array)
+  kSlot = -2,    // the element a loop builds at its counter
+  kSiteIdx = -3, // the index of the scatter-add being lowered
+  kSiteVal = -4, // the value it adds
+};
+
+struct Place {
+  const VarDecl *decl;
+  int elem; // kWhole, an element index >= 0, kSlot, kSiteIdx, kSiteVal
+  bool operator<(const Place &o) const {
+    return std::tie(decl, elem) < std::tie(o.decl, o.elem);
+  }
+  bool operator==(const Place &o) const {
+    return decl == o.decl && elem == o.elem;
+  }
+};
+
+struct ArrayVal {
+  Var *value = nullptr; // null: nothing written yet
+  Expr *len = nullptr;  // its length as an expression over SSA variables in
+                        // scope (compared structurally), or null: (len value)
+};
+
+// The current SSA variable of each place in scope (null while declared but
+// unassigned) and the current value of each array in scope. A
+// scalar-replaced array is in `arrays` too (with no value), as a marker of
+// scope; its elements are places in `vars`.
+struct Env {
+  std::map<Place, Var *> vars;
+  std::map<const VarDecl *, ArrayVal> arrays;
+};
+
+enum class ArrayRole { In, Out, Local };
+
+struct ArrayInfo {
+  ArrayRole role = ArrayRole::Local;
+  Type *elem = nullptr;          // f64, f32 or int
+  Var *param = nullptr;          // In/Out parameters: the IR parameter
+  bool scalarReplaced = false;   // every access has a constant index
+  int numElems = 0;              // scalar-replaced: elements [0, numElems)
+  long long fixedSize = -1;      // a local of constant size
+  bool constIndexOnly = true;    // (pre-scan) every use is a constant index
+};
+
+// The statements still to run: the rest of the innermost block, then the
+// rest of the enclosing ones. Nodes live on the stack of the lowering.
+struct Rest {
+  llvm::ArrayRef<const Stmt *> stmts;
+  const Rest *outer;
+};
+
+// Where control goes when the statements run out.
+struct Tail {
+  // null: off the end of the function (an error unless it returns void);
+  // otherwise the end of a branch of a return-free `if` or of a loop body,
+  // whose value is these places.
+  const std::vector<Place> *joined;
+  SourceLocation end;
+  bool tuple = false; // the value is a tuple even of one place (fold state)
+};
+
+// `let var = value` waiting for its body.
+struct Binding {
+  Var *var;
+  Expr *value;
+  SourceLocation loc;
+};
+
+struct Poison {
+  std::string readMsg; // non-empty: reading it is an error at the read
+  std::string flowMsg; // a target that depends on it is an error
+  SourceLocation loc;  // where flowMsg is reported when no read is located
+};
+
+// ---------------------------------------------------------------- loops
+
+// `for (init; counter CMP hi; step)`, validated.
+struct LoopHeader {
+  const ForStmt *stmt = nullptr;
+  const VarDecl *counter = nullptr;
+  bool declaredInInit = false;
+  const CExpr *lo = nullptr; // null: the counter's value before the loop
+  const CExpr *hi = nullptr;
+  clang::BinaryOperatorKind cmp = clang::BO_LT; // counter CMP hi
+  long long step = 1;                           // nonzero
+};
+
+// A write to an element of an array declared outside the loop.
+struct Site {
+  enum Kind { Slot, FlatSlot, Scatter } kind = Slot;
+  const VarDecl *array = nullptr;
+  const CExpr *write = nullptr; // the assignment, compound assignment, ++/--
+  const ArraySubscriptExpr *sub = nullptr;
+  std::vector<const ForStmt *> path; // loops between the body and the write
+  bool accumulate = false;           // += -= ++ -- or y[e] = y[e] + v
+  bool plain = false;                // y[e] = v
+};
+
+// The IR of a loop's bounds, in the environment before the loop.
+struct Bounds {
+  Expr *lo = nullptr;       // the counter's first value (var or const)
+  Expr *trip = nullptr;     // number of iterations (var or const)
+  Expr *tripExpr = nullptr; // the same, as an expression over SSA values:
+                            // compared structurally with array lengths
+  Expr *imin = nullptr;     // |step| == 1: the smallest counter value (when
+                            // trip > 0), as an expression
+  long long step = 1;
+};
+
+enum class TargetKind { None, Sum, Fold, Build, FlatBuild, Scatter };
+
+// A loop being lowered: its classification, and the target whose IR loop
+// is being made from its body.
+struct LoopCtx {
+  LoopHeader h;
+  Bounds b;
+  std::vector<Site> sites;                           // all classified sites
+  std::map<const CExpr *, size_t> siteOf;            // write -> sites index
+  std::map<const VarDecl *, Site::Kind> arrays;      // arrays it writes
+  std::map<const VarDecl *, bool> slotSafe;          // old element in range
+  // the target being lowered
+  TargetKind target = TargetKind::None;
+  const VarDecl *targetArray = nullptr; // Build, FlatBuild, Scatter
+  const Site *targetSite = nullptr;     // Scatter
+  // loops of the target's path lowered inline (one iteration each), with
+  // the IR value of their counter
+  std::map<const ForStmt *, Expr *> inlined;
+  std::set<Place> keep;
+  std::vector<Var *> *poisonSink = nullptr; // poison made by inlined loops
+  // FlatSlot arrays: the inner loop that writes y[i*m + j]
+  std::map<const VarDecl *, const ForStmt *> flatInner;
+};
+
+// One lowering of a loop body, for one target.
+struct BodySpec {
+  TargetKind kind = TargetKind::None;
+  Var *index = nullptr;     // the IR loop's index
+  Expr *counter = nullptr;  // the counter's value, or null: lo + index*step
+  Var *state = nullptr;     // Fold: the state tuple
+  std::vector<Place> statePlaces;  // Fold: read from `state`
+  std::vector<Place> accumulators; // start each iteration at 0
+  std::vector<Place> carried;      // poisoned: carried by another IR loop
+  std::vector<Place> yields;       // the body's value
+  const VarDecl *array = nullptr;  // Build, FlatBuild, Scatter
+  const Site *site = nullptr;      // Scatter
+  std::map<const ForStmt *, Expr *> inlined;
+  std::set<Place> keep; // places the inlined loops must not poison
+  // results
+  std::vector<Var *> stateVars;   // Fold: bound to (get j state)
+  std::vector<Var *> carriedVars; // the poison made for `carried`
+};
+
+// What a loop body does to places declared outside it.
+struct ScanWrite {
+  bool accumulateOnly = true;
+  bool exactType = true; // every increment is computed in the place's type
+  const CExpr *first = nullptr;
+  std::vector<const CExpr *> sites;
+  std::vector<std::vector<const ForStmt *>> paths; // of each site
+};
+struct ArrayRead {
+  const VarDecl *array;
+  const ArraySubscriptExpr *sub; // null: the whole array (a call argument)
+  const CExpr *at;
+  std::vector<const ForStmt *> path;
+};
+struct LoopScan {
+  std::map<Place, ScanWrite> writes;
+  std::vector<Place> order; // scalar places, in order of first write
+  std::set<Place> otherReads;
+  std::map<const VarDecl *, std::vector<Site>> sites; // arrays written
+  std::vector<const VarDecl *> siteOrder;
+  std::vector<ArrayRead> reads;
+  std::set<const VarDecl *> written;  // every decl written in the loop
+  std::set<const VarDecl *> declared; // every decl declared in the loop
+};
+
+// How a subscript resolves in the current loop context.
+enum class Res {
+  Element,    // scalar place (decl, constant index)
+  Slot,       // scalar place (decl, kSlot)
+  SiteTarget, // the scatter-add being lowered
+  Skip,       // a write another IR loop takes care of
+  Direct,     // the array's value in the environment
+};
+
+// lower.cpp's type helpers
+Type *irScalarType(QualType t);
+std::string irTypeProblem(QualType t, const std::string &role,
+                          const std::string &name);
+
+// ------------------------------------------------------------- IR helpers
+// (ir_query.cpp)
+
+// Same value for sure: the same tree over the same variables.
+bool exprEq(const Expr *a, const Expr *b);
+bool isIntConst(const Expr *e, long long v);
+bool intConst(const Expr *e, long long &v);
+// A deep copy (variables shared): stored expressions are copied at each use
+// so that no node appears twice in a tree.
+Expr *dup(Arena *a, const Expr *e);
+
+// Free variables that the value of `e` depends on, skipping dead lets.
+// `select` >= 0: at the end of the let spine, only that element of the
+// final tuple counts. `liveLets` collects the let-bound variables found
+// live; `firstUse` the first live reference of each variable.
+struct Liveness {
+  std::set<const Var *> free;
+  std::set<const Var *> liveLets;
+  std::map<const Var *, const Expr *> firstUse;
+};
+void liveness(const Expr *e, Liveness &out, int select = -1);
+// Removes lets whose variable is unused (the IR is pure).
+Expr *deadLets(Expr *e);
+
+// --------------------------------------------------------------- lowerer
+
+class Lowerer {
+public:
+  Lowerer(const FunctionDecl *fd, Arena *arena, SourceLocs &locs)
+      : fd(fd), ctx(fd->getASTContext()), arena(arena), locs(locs) {}
+
+  LoweredFunction run();
+
+  // ---- lower.cpp
+  [[noreturn]] void fail(SourceLocation loc, std::string what) {
+    throw Unsupported{{loc, std::move(what)}};
+  }
+  std::string text(const Stmt *s); // source text, shortened
+  std::string placeName(const Place &p);
+
+  // signature
+  Signature lowerSignature();
+  Type *requireType(QualType t, SourceLocation loc, const char *role,
+                    const clang::NamedDecl *named = nullptr);
+  Var *newVar(const VarDecl *v);
+  Var *newPlaceVar(const Place &p);
+  Type *placeType(const Place &p);
+  Env normalizeBoolParams(SourceLocation loc, std::vector<Binding> &entry);
+  Expr *wrapInLets(const std::vector<Binding> &bindings, Expr *body);
+
+  // statements
+  Expr *lowerSeq(const Rest *rest, Env env, const Tail &tail);
+  Expr *lowerStmt(const Stmt *s, const Rest *next, Env env, const Tail &tail);
+  Expr *finish(const Env &env, const Tail &tail);
+  Expr *lowerDeclStmt(const clang::DeclStmt *s, const Rest *next, Env env,
+                      const Tail &tail);
+  void checkLocalVariable(const VarDecl *v);
+  void checkLocalDeclaration(const clang::Decl *d);
+  Expr *lowerReturn(const clang::ReturnStmt *r, Env env);
+  Expr *lowerIf(const IfStmt *s, const Rest *next, Env env, const Tail &tail);
+  Expr *bindJoined(const std::vector<Place> &joined, Expr *value,
+                   SourceLocation loc, const Rest *next, Env env,
+                   const Tail &tail);
+  Expr *lowerExprStmt(const CExpr *e, const Rest *next, Env env,
+                      const Tail &tail);
+  Expr *assignPlace(const Place &p, Expr *value, SourceLocation loc,
+                    const Rest *next, Env env, const Tail &tail);
+  void collectAssigned(const Stmt *s, const Env &env, std::vector<Place> &out);
+  void addJoined(const Place &p, const Env &env, std::vector<Place> &out);
+
+  // expressions
+  Expr *lowerExpr(const CExpr *e, const Env &env);
+  Type *exprType(const CExpr *e);
+  Expr *readPlace(const Place &p, SourceLocation loc, const Env &env);
+  Expr *lowerDeclRef(const DeclRefExpr *d, const Env &env);
+  Expr *lowerGlobalRead(const VarDecl *v, Type *t, SourceLocation loc);
+  Expr *lowerCast(const CastExpr *c, const Env &env);
+  Expr *foldConstant(const CExpr *e, Type *t);
+  Expr *lowerUnary(const UnaryOperator *u, const Env &env);
+  Expr *lowerBinary(const BinaryOperator *b, const Env &env);
+  Expr *lowerLogical(const BinaryOperator *b, const Env &env);
+  Expr *lowerCall(const CallExpr *c, const Env &env);
+  Expr *lowerMathCall(const CallExpr *c, const MathFunction &m,
+                      const Env &env);
+  Expr *lowerCondition(const CExpr *e, const Env &env);
+  Expr *truthValue(Expr *x, SourceLocation loc);
+  Expr *convert(Expr *x, QualType from, QualType to, SourceLocation loc);
+
+  // ---- lower_arrays.cpp
+  void classifyParams(Signature &s);
+  bool classifyParam(const clang::ParmVarDecl *p, ParamClass &cls, Type *&type,
+                     std::string &problem);
+  Type *resultType(const FunctionDecl *f, bool forCall);
+  void prescanArrays(const Stmt *body);
+  void registerLocalArray(const VarDecl *v);
+  const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
+  const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
+  bool constIndex(const CExpr *idx, long long &v);
+  void initOutputs(Env &env, std::vector<Binding> &entry, SourceLocation loc);
+  void lowerLocalArrayDecl(const VarDecl *v, Env &env,
+                            std::vector<Binding> &bindings);
+  Res resolveRead(const ArraySubscriptExpr *s, const VarDecl *d,
+                  const Env &env, Place &place);
+  Res resolveWrite(const ArraySubscriptExpr *s, const VarDecl *d,
+                   const CExpr *write, Place &place);
+  LoopCtx *ownerOf(const VarDecl *d);
+  Expr *lowerSubscriptRead(const ArraySubscriptExpr *s, const Env &env);
+  Expr *arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,
+                   const char *what);
+  Expr *lenOf(const ArrayVal &v);
+  Expr *emptyArray(Type *elem);
+  Expr *lowerElementWrite(const CExpr *write, const ArraySubscriptExpr *lhs,
+                          const Rest *next, Env env, const Tail &tail);
+  Expr *directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
+                    const CExpr *write, const Rest *next, Env env,
+                    const Tail &tail);
+  Expr *writtenValue(const CExpr *write, const std::function<Expr *()> &old,
+                     const Env &env);
+  Expr *accumulatedValue(const CExpr *write, QualType elemType,
+                         const Env &env);
+  Expr *outputResult(Expr *value, const Env &env, SourceLocation loc);
+  bool calleeWritesArrays(const FunctionDecl *callee);
+  Expr *lowerDifferentiableCall(const CallExpr *c, const FunctionDecl *callee,
+                                const Env &env);
+  void effectCall(const CallExpr *c, Env &env, std::vector<Binding> &out);
+  const CallExpr *effectCallIn(const CExpr *e);
+  void lowerEffects(const CExpr *e, Env &env, std::vector<Binding> &out);
+
+  // ---- lower_loops.cpp
+  Expr *lowerFor(const ForStmt *s, const Rest *next, Env env,
+                 const Tail &tail);
+  LoopHeader parseHeader(const ForStmt *s, const Env *env);
+  Bounds lowerBounds(const LoopHeader &h, const Env &env,
+                     std::vector<Binding> &pre);
+  LoopScan scanLoop(const LoopHeader &h, const Env &env);
+  void scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
+                const LoopHeader &h, const Env &env, LoopScan &out);
+  void scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
+                 bool accumulate, std::vector<const ForStmt *> &path,
+                 const LoopHeader &h, const Env &env, LoopScan &out);
+  void classifyArrays(LoopCtx &lc, LoopScan &scan, const Env &env);
+  bool isFlatPattern(const CExpr *idx, const LoopHeader &outer,
+                     const LoopHeader &inner);
+  void requireInvariant(const CExpr *e, const LoopScan &scan,
+                        const LoopHeader &h, SourceLocation at,
+                        const std::string &what);
+  bool invariantIn(const CExpr *e, const LoopScan &scan, const LoopHeader &h);
+  Expr *lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry);
+  Expr *buildTarget(LoopCtx &lc, const VarDecl *d, Site::Kind kind,
+                    const Env &entry, const std::vector<Place> &accs,
+                    const std::vector<Place> &state,
+                    std::vector<Binding> &pre, ArrayVal &result);
+  bool exactSum(LoopCtx &lc, const LoopScan &sc, const Place &p,
+                const Env &entry, std::vector<const ForStmt *> &path);
+  Expr *sumBody(LoopCtx &lc, const Env &entry,
+                const std::vector<Place> &group,
+                const std::vector<const ForStmt *> &path,
+                const std::vector<Place> &accs,
+                const std::vector<Place> &state, std::vector<Binding> &pre,
+                BodySpec &spec, Expr *&trip);
+  Expr *settleFold(LoopCtx &lc, const Env &entry, std::vector<Place> &state,
+                   const std::vector<Place> &accs, BodySpec &spec,
+                   const Rest *next, const Tail &tail);
+  Expr *scatterTarget(LoopCtx &lc, const Site &site, const Env &entry,
+                      const ArrayVal &base, const std::vector<Place> &accs,
+                      const std::vector<Place> &state,
+                      std::vector<Binding> &pre);
+  Expr *inlineLoop(const ForStmt *s, LoopCtx &owner, const Rest *next, Env env,
+                   const Tail &tail);
+  bool neededAfter(const Place &p, const Rest *next, const Tail &tail);
+  Var *makePoison(Type *t, const char *name, Poison p,
+                  std::vector<Binding> &bindings, SourceLocation loc);
+  Expr *oldElement(const ArrayVal &old, Expr *at, bool guarded,
+                   SourceLocation loc);
+  Expr *lowerIndex(const CExpr *idx, const Env &env);
+  bool sameAst(const CExpr *a, const CExpr *b);
+  bool sameLvalue(const CExpr *a, const CExpr *b);
+  void checkPoison(const Expr *body, const std::set<const Var *> *only,
+                   int select);
+
+  // located builders (int helpers fold constants)
+  Expr *at(Expr *e, SourceLocation loc) {
+    e->loc = locs.toIR(loc);
+    return e;
+  }
+  Expr *mkInt(long long v, SourceLocation loc) {
+    return at(ex_int(arena, v), loc);
+  }
+  Expr *mkConst(Type *t, double v, SourceLocation loc) {
+    return at(ex_const(arena, t, v), loc);
+  }
+  Expr *mkVar(Var *v, SourceLocation loc) { return at(ex_var(arena, v), loc); }
+  Expr *mkPrim1(Prim p, Expr *x, SourceLocation loc) {
+    return at(ex_prim1(arena, p, x), loc);
+  }
+  Expr *mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc);
+  Expr *mkIf(Expr *c, Expr *t, Expr *e, SourceLocation loc) {
+    Expr *x = at(ex_if(arena, c, t, e), loc);
+    if (!x->type)
+      x->type = e->type;
+    return x;
+  }
+  Expr *mkLet(Var *v, Expr *rhs, Expr *body, SourceLocation loc) {
+    return at(ex_let(arena, v, rhs, body), loc);
+  }
+  Expr *mkGet(int i, Expr *tuple, SourceLocation loc) {
+    return at(ex_get(arena, i, tuple), loc);
+  }
+  Expr *mkTuple(std::vector<Expr *> xs, SourceLocation loc) {
+    return at(ex_tuple(arena, (int)xs.size(), xs.data()), loc);
+  }
+  Expr *iAdd(Expr *a, Expr *b, SourceLocation loc);
+  Expr *iSub(Expr *a, Expr *b, SourceLocation loc);
+  Expr *iMul(Expr *a, Expr *b, SourceLocation loc);
+  Expr *iDiv(Expr *a, Expr *b, SourceLocation loc);
+  Expr *iMax(Expr *a, Expr *b, SourceLocation loc);
+  Expr *iMod(Expr *a, Expr *b, SourceLocation loc);
+  Expr *iCmp(Prim p, Expr *a, Expr *b, SourceLocation loc);
+  Expr *simpleOrBound(Expr *e, const char *name, std::vector<Binding> &pre,
+                      SourceLocation loc);
+  bool isZeroVar(const Expr *e);
+
+  const FunctionDecl *fd;
+  clang::ASTContext &ctx;
+  Arena *arena;
+  SourceLocs &locs;
+  Env paramEnv;
+  std::vector<CalleeUse> callees;
+  long statementsLowered = 0;
+  long bodiesLowered = 0;
+  static constexpr long kMaxStatementsLowered = 200000;
+
+  // arrays
+  std::map<const VarDecl *, ArrayInfo> arrays;
+  std::vector<const VarDecl *> outputs; // output parameters, in order
+  std::map<Place, Var *> initialElem;   // scalar-replaced outputs: unwritten
+  bool returnsVoid = false;
+  Type *cReturnType = nullptr; // the C result's IR type (unit for void)
+
+  // loops
+  std::vector<LoopCtx *> loops; // being lowered, outermost first
+  std::map<const Var *, Poison> poisons;
+  std::set<const Var *> zeroVars; // accumulators' per-iteration zero
+  std::set<const Var *> zeroConst; // bound to the literal +0 of the C code
+  void noteZero(Var *v, const Expr *value);
+  // calls that write arrays, lowered at statement level: their C value
+  std::map<const CallExpr *, Expr *> effectValues;
+};
+
+} // namespace lowering_detail
+} // namespace chad
+
+#endif
