@@ -393,12 +393,12 @@ static void backprop_if(Rev *s, Var *x, Expr *ct, Bindings *out) {
     for (int i = 0; i < info->outer_vars[j].len; i++)
       if (!contains_var(&all, info->outer_vars[j].items[i]))
         ptrvec_push(s->a, &all, info->outer_vars[j].items[i]);
-  if (!all.len)
-    return;
-  Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)all.len);
+  if (!all.len && !info->rev[0].vars.len && !info->rev[1].vars.len)
+    return; /* nothing flows back and nothing is added into a buffer */
+  Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(all.len ? all.len : 1));
   Expr *branches[2];
   for (int j = 0; j < 2; j++) {
-    Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)all.len);
+    Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)(all.len ? all.len : 1));
     for (int i = 0; i < all.len; i++) {
       Var *v = all.items[i];
       types[i] = type_tangent(s->a, v->type);

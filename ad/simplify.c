@@ -41,6 +41,12 @@ static Expr *resolve(Simp *s, Expr *atom) {
 
 static bool is_zero(const Expr *e) { return e->kind == E_ZERO; }
 
+static bool is_const_num(const Expr *e, double v) {
+  if (e->kind != E_CONST || !e->type)
+    return false;
+  return e->type->kind == TY_INT ? e->ival == (long long)v : e->fval == v;
+}
+
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
   return n >= k && strcmp(s + n - k, suffix) == 0;
@@ -115,6 +121,20 @@ static Expr *rewrite(Simp *s, Bindings *out, Expr *rhs) {
   case E_PRIM: {
     if (prim_gives_zero(rhs))
       return ex_zero(s->a, rhs->type);
+    /* exact identities: int x+0, x-0, x*1, and float x*1 (IEEE x*1 is x,
+     * even for NaN and -0; x+0.0 is not, as -0+0 is +0) */
+    if (rhs->nargs == 2 && rhs->type) {
+      Expr *a0 = rhs->args[0], *a1 = rhs->args[1];
+      bool is_int = rhs->type->kind == TY_INT;
+      if (is_int && (rhs->op == P_ADD || rhs->op == P_SUB) && is_const_num(a1, 0))
+        return a0;
+      if (is_int && rhs->op == P_ADD && is_const_num(a0, 0))
+        return a1;
+      if (rhs->op == P_MUL && is_const_num(a1, 1))
+        return a0;
+      if (rhs->op == P_MUL && is_const_num(a0, 1))
+        return a1;
+    }
     /* -(-y) = y exactly in IEEE arithmetic (negation only flips the sign) */
     Expr *inner = rhs->op == P_NEG && rhs->args[0]->kind == E_VAR
                       ? varmap_get(&s->negs, rhs->args[0]->var) : NULL;
