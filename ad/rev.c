@@ -441,6 +441,20 @@ static int count_uses(Rev *s, Var *v) {
   return (int)(long)varmap_get(&s->uses, v);
 }
 
+static const char *array_producer_message(Rev *s, const Expr *rhs) {
+  switch (rhs->kind) {
+  case E_CALL:
+    return arena_printf(s->a, "call to '%s', which writes output arrays: not supported yet",
+                        rhs->name);
+  case E_IF:
+    return "an array chosen or written under a condition: not supported yet";
+  case E_FOLD:
+    return "an array carried from one loop iteration to the next: not supported yet";
+  default:
+    return "an array computed by this construct: not supported yet";
+  }
+}
+
 /* Gives every active array bound in this block its cotangent buffer before
  * the reverse sweep starts (contributions arrive while the sweep runs).
  * Walks backwards so that a scatter's base, used only there, can share the
@@ -473,7 +487,7 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
       case E_TUPLE:
         break; /* aliases: resolved below, once the source has a buffer */
       default:
-        fail(s, rhs->loc, "arrays computed by this construct cannot be differentiated yet");
+        fail(s, rhs->loc, array_producer_message(s, rhs));
         return;
       }
     }
