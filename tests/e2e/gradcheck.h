@@ -325,4 +325,326 @@ static inline int gc_summary(void) {
         v_ = f##_rev((float)x[0], &b_[0], (float)x[1], &b_[1], (float)x[2], &b_[2], (float)s); \
         b[0] = b_[0]; b[1] = b_[1]; b[2] = b_[2]; return v_; }
 
+/* ------------------------------------------------------------------------
+ * Functions of arrays: gca_check.
+ *
+ * A function with array inputs and outputs is seen as a map F: R^nin ->
+ * R^nout.  Its inputs are all active floating inputs (scalars and the
+ * elements of const arrays) laid out in one vector x; its outputs are the
+ * elements of its output arrays followed by its return value, if floating,
+ * in one vector y.  A test writes three wrappers with the signatures below
+ * (inactive arguments such as n or an index array travel in ctx):
+ *
+ *   f(x, y):            y = F(x)
+ *   fwd(x, dx, y, dy):  y = F(x) and dy = J dx, from f_fwd
+ *   rev(x, x_b, y, y_b): y = F(x) and x_b += J^T y_b, from f_rev
+ *
+ * At every point gca_check checks that
+ *
+ *   - f_fwd and f_rev produce exactly (==) f's outputs, output arrays and
+ *     return value alike, and write every output and tangent: all output
+ *     buffers are filled with NaN before every call;
+ *   - J dx from f_fwd matches Richardson-extrapolated central differences of
+ *     F along dx (a directional derivative), for a pseudo-random dx;
+ *   - J^T y_b from f_rev matches Richardson-extrapolated central differences
+ *     of <y_b, F(x)> in every coordinate, for a pseudo-random seed y_b;
+ *     (the FD tolerance includes the difference between the two central
+ *     differences extrapolated, an estimate of the FD error itself);
+ *   - forward and reverse are dual: <J dx, y_b> == <dx, J^T y_b> to near
+ *     machine precision;
+ *   - the seed is honoured (-2.5 y_b gives -2.5 J^T y_b) and not modified;
+ *   - f_rev adds into the adjoint buffer: from b, one call gives b + g and a
+ *     second b + 2g.
+ * ---------------------------------------------------------------------- */
+
+#define GCA_MAX 256
+
+typedef void (*gca_fn)(const double *x, double *y, void *ctx);
+typedef void (*gca_fwd_fn)(const double *x, const double *dx, double *y, double *dy, void *ctx);
+typedef void (*gca_rev_fn)(const double *x, double *x_b, double *y, const double *y_b, void *ctx);
+
+struct gca_problem {
+    const char *name;
+    int nin, nout; /* lengths of x and y, at most GCA_MAX */
+    int prec;      /* GC_DOUBLE or GC_FLOAT */
+    gca_fn f;
+    gca_fwd_fn fwd;
+    gca_rev_fn rev;
+    void *ctx;
+};
+
+/* Helpers for wrappers: copies between double and float vectors, NaN fill. */
+static inline void gca_tof(float *dst, const double *src, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        dst[i] = (float)src[i];
+}
+static inline void gca_tod(double *dst, const float *src, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+static inline void gca_nan(double *a, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        a[i] = NAN;
+}
+static inline void gca_nanf(float *a, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        a[i] = NAN;
+}
+
+static inline double gca_round(int prec, double v) { return prec == GC_FLOAT ? (double)(float)v : v; }
+
+static inline int gca_report(int ok, const struct gca_problem *p, const double *x, const char *what) {
+    return gc_report(ok, p->name, x, p->nin, what);
+}
+
+/* F(x) into y, all outputs pre-set to NaN. */
+static inline void gca_eval(const struct gca_problem *p, const double *x, double *y) {
+    gca_nan(y, p->nout);
+    p->f(x, y, p->ctx);
+}
+
+/* <w, F(x)>. */
+static inline double gca_phi(const struct gca_problem *p, const double *x, const double *w) {
+    double y[GCA_MAX], s = 0;
+    int j;
+    gca_eval(p, x, y);
+    for (j = 0; j < p->nout; j++)
+        s += w[j] * y[j];
+    return s;
+}
+
+/* Central difference of F along dir (or coordinate `coord` when dir is
+ * NULL) with step h, dividing by the step actually taken (points rounded to
+ * float in float mode).  Writes nout values to d. */
+static inline void gca_central(const struct gca_problem *p, const double *x, const double *dir, int coord,
+                               double h, double *d) {
+    double xp[GCA_MAX], xm[GCA_MAX], yp[GCA_MAX], ym[GCA_MAX], step;
+    int i, j;
+    for (i = 0; i < p->nin; i++) {
+        double e = dir ? dir[i] : (i == coord);
+        xp[i] = gca_round(p->prec, x[i] + h * e);
+        xm[i] = gca_round(p->prec, x[i] - h * e);
+    }
+    /* Along a coordinate the step taken is exact; along a direction, use the
+     * nominal one (float rounding then perturbs the result by ~1e-7 / h). */
+    step = dir ? 2 * h : xp[coord] - xm[coord];
+    gca_eval(p, xp, yp);
+    gca_eval(p, xm, ym);
+    for (j = 0; j < p->nout; j++)
+        d[j] = (yp[j] - ym[j]) / step;
+}
+
+/* Richardson-extrapolated central differences (see gc_fd), and in e[j] an
+ * estimate of their error: the difference between the two central
+ * differences, which bounds the truncation error of the coarser one and
+ * exceeds the cancellation noise (in float, noise can dominate). */
+static inline void gca_fd(const struct gca_problem *p, const double *x, const double *dir, int coord,
+                          double h, double *d, double *e) {
+    double d1[GCA_MAX], d2[GCA_MAX];
+    int j;
+    gca_central(p, x, dir, coord, h, d1);
+    gca_central(p, x, dir, coord, h / 2, d2);
+    for (j = 0; j < p->nout; j++) {
+        d[j] = d2[j] + (d2[j] - d1[j]) / 3;
+        e[j] = fabs(d2[j] - d1[j]);
+    }
+}
+
+static inline void gca_check_point(const struct gca_problem *p, const double *xin) {
+    const struct gc_tol *t = &gc_tols[p->prec];
+    double x[GCA_MAX], dx[GCA_MAX], y0[GCA_MAX], y1[GCA_MAX], dy[GCA_MAX], yb[GCA_MAX], ybc[GCA_MAX];
+    double g[GCA_MAX], gs[GCA_MAX], b[GCA_MAX], b0[GCA_MAX], fd[GCA_MAX], fde[GCA_MAX];
+    double lhs, rhs, scale, err, tol, vscale = 1;
+    char msg[512];
+    int i, j, ok, k;
+
+    for (i = 0; i < p->nin; i++)
+        x[i] = gca_round(p->prec, xin[i]);
+
+    /* The primal, every output written and finite. */
+    gca_eval(p, x, y0);
+    ok = 1;
+    for (j = 0; j < p->nout; j++)
+        if (!isfinite(y0[j])) {
+            snprintf(msg, sizeof msg, "output %d of f is %g: not written, or a bad test point", j, y0[j]);
+            ok = 0;
+            break;
+        }
+    if (!gca_report(ok, p, x, msg))
+        return;
+
+    /* f_fwd: same outputs, exactly; tangents against FD along dx. */
+    /* Each coordinate of dx is scaled like the coordinate (|x_i|, at least
+     * fd_floor), so that a step along dx is small for every input, even
+     * when inputs differ by orders of magnitude (a time step and a
+     * stiffness, say). */
+    for (i = 0; i < p->nin; i++)
+        dx[i] = gca_round(p->prec, gc_rand() * fmax(fabs(x[i]), t->fd_floor));
+    gca_nan(y1, p->nout);
+    gca_nan(dy, p->nout);
+    p->fwd(x, dx, y1, dy, p->ctx);
+    ok = 1;
+    for (j = 0; j < p->nout; j++)
+        if (!(y1[j] == y0[j])) {
+            snprintf(msg, sizeof msg, "output %d: f_fwd gives %.17g, f gives %.17g", j, y1[j], y0[j]);
+            ok = 0;
+            break;
+        }
+    gca_report(ok, p, x, msg);
+    gca_fd(p, x, dx, -1, t->fd_step, fd, fde);
+    ok = 1;
+    for (j = 0; j < p->nout; j++) {
+        err = fabs(dy[j] - fd[j]);
+        tol = t->grad_rtol * fmax(fabs(dy[j]), fabs(fd[j])) + t->grad_atol * (1 + fabs(y0[j])) + fde[j];
+        if (!(err <= tol)) {
+            snprintf(msg, sizeof msg,
+                     "output %d: f_fwd tangent %.17g, finite differences along dx %.17g (error %.3g > tol %.3g)",
+                     j, dy[j], fd[j], err, tol);
+            ok = 0;
+            break;
+        }
+    }
+    gca_report(ok, p, x, msg);
+
+    /* f_rev with a random seed: same outputs; gradient of <y_b, F> by FD. */
+    for (j = 0; j < p->nout; j++) {
+        yb[j] = ybc[j] = gca_round(p->prec, gc_rand());
+        vscale += fabs(yb[j] * y0[j]);
+    }
+    for (i = 0; i < p->nin; i++)
+        g[i] = 0;
+    gca_nan(y1, p->nout);
+    p->rev(x, g, y1, yb, p->ctx);
+    ok = 1;
+    for (j = 0; j < p->nout; j++)
+        if (!(y1[j] == y0[j])) {
+            snprintf(msg, sizeof msg, "output %d: f_rev gives %.17g, f gives %.17g", j, y1[j], y0[j]);
+            ok = 0;
+            break;
+        }
+    gca_report(ok, p, x, msg);
+    ok = 1;
+    for (j = 0; j < p->nout; j++)
+        if (!(yb[j] == ybc[j]))
+            ok = 0;
+    gca_report(ok, p, x, "f_rev modified the seed y_b");
+    ok = 1;
+    for (i = 0; i < p->nin && ok; i++) {
+        double xi[GCA_MAX], d[2], hi;
+        for (k = 0; k < p->nin; k++)
+            xi[k] = x[k];
+        /* FD of the scalar <y_b, F> along coordinate i, by Richardson. */
+        hi = t->fd_step * fmax(fabs(x[i]), t->fd_floor);
+        for (k = 0; k < 2; k++) {
+            double hk = k ? hi / 2 : hi, xp, xm, fp, fm;
+            xp = gca_round(p->prec, x[i] + hk);
+            xm = gca_round(p->prec, x[i] - hk);
+            xi[i] = xp;
+            fp = gca_phi(p, xi, yb);
+            xi[i] = xm;
+            fm = gca_phi(p, xi, yb);
+            xi[i] = x[i];
+            d[k] = (fp - fm) / (xp - xm);
+        }
+        fd[i] = d[1] + (d[1] - d[0]) / 3;
+        err = fabs(g[i] - fd[i]);
+        tol = t->grad_rtol * fmax(fabs(g[i]), fabs(fd[i])) + t->grad_atol * vscale + fabs(d[1] - d[0]);
+        if (!(err <= tol)) {
+            snprintf(msg, sizeof msg,
+                     "input %d: f_rev gives %.17g, finite differences of <y_b, f> %.17g (error %.3g > tol %.3g)",
+                     i, g[i], fd[i], err, tol);
+            ok = 0;
+        }
+    }
+    gca_report(ok, p, x, msg);
+
+    /* Duality: <J dx, y_b> == <dx, J^T y_b>. */
+    lhs = rhs = scale = 0;
+    for (j = 0; j < p->nout; j++) {
+        lhs += dy[j] * yb[j];
+        scale += fabs(dy[j] * yb[j]);
+    }
+    for (i = 0; i < p->nin; i++) {
+        rhs += dx[i] * g[i];
+        scale += fabs(dx[i] * g[i]);
+    }
+    err = fabs(lhs - rhs);
+    snprintf(msg, sizeof msg, "duality: <f_fwd tangent, y_b> = %.17g but <dx, f_rev gradient> = %.17g (error %.3g)",
+             lhs, rhs, err);
+    gca_report(err <= 10 * t->exact_rtol * scale, p, x, msg);
+
+    /* The seed scales the gradient. */
+    for (j = 0; j < p->nout; j++)
+        yb[j] = -2.5 * ybc[j]; /* exact in float too */
+    for (i = 0; i < p->nin; i++)
+        gs[i] = 0;
+    p->rev(x, gs, y1, yb, p->ctx);
+    ok = 1;
+    for (i = 0; i < p->nin; i++)
+        if (!(fabs(gs[i] + 2.5 * g[i]) <= 10 * t->exact_rtol * 2.5 * fabs(g[i]) + 1e-300)) {
+            snprintf(msg, sizeof msg, "seed -2.5 y_b gives input %d adjoint %.17g, expected -2.5 * %.17g", i,
+                     gs[i], g[i]);
+            ok = 0;
+            break;
+        }
+    gca_report(ok, p, x, msg);
+
+    /* Adjoints accumulate: b -> b + g -> b + 2g. */
+    for (i = 0; i < p->nin; i++)
+        b[i] = b0[i] = 0.25 + 0.5 * (i % 8);
+    for (k = 1; k <= 2; k++) {
+        int good = 1;
+        p->rev(x, b, y1, ybc, p->ctx);
+        for (i = 0; i < p->nin; i++) {
+            double want = b0[i] + k * g[i];
+            if (!(fabs(b[i] - want) <= 10 * t->exact_rtol * (fabs(b0[i]) + k * fabs(g[i])))) {
+                snprintf(msg, sizeof msg,
+                         "adjoints must accumulate: after %d call(s) on a buffer holding %g, "
+                         "input %d adjoint = %.17g, expected %.17g",
+                         k, b0[i], i, b[i], want);
+                good = 0;
+                break;
+            }
+        }
+        if (!gca_report(good, p, x, msg))
+            break;
+    }
+}
+
+/* Checks p at npts points, stored one after the other in pts (nin each). */
+static inline void gca_check(const struct gca_problem *p, int npts, const double *pts) {
+    int k, before = gc_failed;
+    if (p->nin < 1 || p->nin > GCA_MAX || p->nout < 1 || p->nout > GCA_MAX) {
+        gc_report(0, p->name, pts, 0, "bad problem: nin and nout must be in 1..GCA_MAX");
+        return;
+    }
+    for (k = 0; k < npts; k++)
+        gca_check_point(p, pts + k * p->nin);
+    printf("%s %s (%d input%s, %d output%s, %d point%s)\n", gc_failed == before ? "ok  " : "FAIL", p->name,
+           p->nin, p->nin == 1 ? "" : "s", p->nout, p->nout == 1 ? "" : "s", npts, npts == 1 ? "" : "s");
+}
+
+/* Fills x[0..n) with pseudo-random values in [lo, hi]. */
+static inline void gca_random(double *x, int n, double lo, double hi) {
+    int i;
+    for (i = 0; i < n; i++) {
+        gc_seed = gc_seed * 6364136223846793005UL + 1442695040888963407UL;
+        x[i] = lo + (hi - lo) * ((double)(gc_seed >> 11) / 9007199254740992.0);
+    }
+}
+
+/* Checks p at npts pseudo-random points with coordinates in [lo, hi]. */
+static inline void gca_check_random(const struct gca_problem *p, int npts, double lo, double hi) {
+    double pts[4 * GCA_MAX];
+    if (npts > 4)
+        npts = 4;
+    if (p->nin >= 1 && p->nin <= GCA_MAX)
+        gca_random(pts, npts * p->nin, lo, hi);
+    gca_check(p, npts, pts);
+}
+
 #endif /* CHAD_GRADCHECK_H */
