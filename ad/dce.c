@@ -223,13 +223,31 @@ static Type *kept_type(Dce *s, Type *t, const bool *used, int kept, bool element
   return ty_tuple(s->a, kept, ts);
 }
 
-static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed) {
+/* The kept fields of a tuple atom, as a new tuple bound in `pre`. */
+static Expr *kept_fields(Dce *s, Expr *atom, const bool *used, Type *kept_t, Bindings *pre) {
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(kept_t->n + 1));
+  for (int i = 0, k = 0; i < atom->type->n; i++) {
+    if (!used[i])
+      continue;
+    Var *g = var_new(s->a, "init", atom->type->elems[i]);
+    bindings_push(s->a, pre, g, ex_get(s->a, i, atom));
+    parts[k++] = ex_var(s->a, g);
+  }
+  Expr *t = ex_tuple(s->a, kept_t->n, parts);
+  t->type = kept_t;
+  Var *v = var_new(s->a, "init", kept_t);
+  bindings_push(s->a, pre, v, t);
+  return ex_var(s->a, v);
+}
+
+static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre) {
   if (expr_is_loop(rhs)) {
     Expr *n = ex_clone_shallow(s->a, rhs);
     n->body = narrow_ifs(s, rhs->body, changed);
     int kept;
-    bool *used = (rhs->kind == E_SUM || rhs->kind == E_BUILD) && rhs->type->kind == TY_TUPLE
-                     ? dead_fields(s, x, rhs->type, &kept) : NULL;
+    bool narrowable = rhs->kind == E_SUM || rhs->kind == E_BUILD;
+    bool *used = narrowable && rhs->type->kind == TY_TUPLE ? dead_fields(s, x, rhs->type, &kept)
+                                                           : NULL;
     if (!used)
       return n;
     /* a sum or build whose result fields are partly unused: the loop
@@ -240,6 +258,8 @@ static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed) {
     if (!body)
       return n;
     n->body = body;
+    if (rhs->kind == E_SUM && rhs->nargs == 2) /* sum-from: its start too */
+      n->args[1] = kept_fields(s, rhs->args[1], used, body_type, pre);
     n->type = build ? kept_type(s, rhs->type, used, kept, false) : body_type;
     x->type = n->type;
     *changed = true;
@@ -290,11 +310,13 @@ static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed) {
 }
 
 static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed) {
-  Bindings b;
+  Bindings b, out = {0};
   bindings_of(s->a, e, &b);
-  for (int i = 0; i < b.vars.len; i++)
-    b.rhss.items[i] = narrow_rhs(s, b.vars.items[i], b.rhss.items[i], changed);
-  return bindings_build(s->a, &b, b.result);
+  for (int i = 0; i < b.vars.len; i++) {
+    Expr *r = narrow_rhs(s, b.vars.items[i], b.rhss.items[i], changed, &out);
+    bindings_push(s->a, &out, b.vars.items[i], r);
+  }
+  return bindings_build(s->a, &out, b.result);
 }
 
 Expr *dce_expr(Module *m, Expr *e) {

@@ -241,14 +241,23 @@ static void unpair(Fwd *s, Var *x, Expr *pair, int nprimal, int ntotal, Bindings
 static void fwd_build_sum(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   Bindings b = {0};
   Expr *r = fwd_block(s, rhs->body, &b);
-  if (!has_tangent(s, r)) {
+  Expr *init = rhs->kind == E_SUM && rhs->nargs == 2 ? rhs->args[1] : NULL;
+  if (!has_tangent(s, r) && !(init && has_tangent(s, init))) {
     bindings_push(s->a, out, x, rhs); /* the loop computes no tangent */
     return;
   }
   int np;
   Expr *body = bindings_build(s->a, &b, pair_leaves(s, r, tangent_of(s, r), &np));
-  Expr *loop = rhs->kind == E_BUILD ? ex_build(s->a, rhs->args[0], rhs->var, body)
-                                    : ex_sum(s->a, rhs->args[0], rhs->var, body);
+  Expr *loop;
+  if (rhs->kind == E_BUILD) {
+    loop = ex_build(s->a, rhs->args[0], rhs->var, body);
+  } else if (init) { /* the value and its tangent start from init's */
+    int ni;
+    Expr *pinit = pair_leaves(s, init, tangent_of(s, init), &ni);
+    loop = ex_sum_from(s->a, rhs->args[0], pinit, rhs->var, body);
+  } else {
+    loop = ex_sum(s->a, rhs->args[0], rhs->var, body);
+  }
   loop->loc = rhs->loc;
   loop->type = NULL; /* the checker types the flat result */
   Var *p = var_new(s->a, nameset_fresh(s->names, s->a, arena_printf(s->a, "%s_fwd", x->name)), NULL);

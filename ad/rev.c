@@ -593,6 +593,8 @@ static void backprop_build(Rev *s, Var *x, Expr *rhs, Bindings *out) {
 }
 
 static void backprop_sum(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  if (rhs->nargs == 2) /* sum-from: the initial value is added unchanged */
+    add_contrib(s, rhs->args[1], -1, ct);
   Bindings bodyb = {0};
   PtrVec outer = {0}, vals = {0};
   reverse_body(s, rhs->body, ct, &bodyb, &outer, &vals, NULL, NULL);

@@ -700,7 +700,8 @@ static CVal *declare_init(Em *e, Type *t, const char *base, CVal *init) {
 
 static void emit_sum(Em *e, Var *x, Expr *rhs) {
   const char *n = scalar_text(e, rhs->args[0]);
-  CVal *acc = declare_init(e, rhs->type, name_of(e, x), NULL);
+  CVal *init = rhs->nargs == 2 ? cval_of(e, rhs->args[1]) : NULL;
+  CVal *acc = declare_init(e, rhs->type, name_of(e, x), init);
   open_loop(e, rhs->var, n);
   PtrVec *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);

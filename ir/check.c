@@ -212,8 +212,9 @@ static int expected_nargs(const Expr *e) {
   case E_LEN:
   case E_ALLOC:
   case E_BUILD:
-  case E_SUM:
     return 1;
+  case E_SUM: /* with or without an initial value */
+    return e->nargs == 2 ? 2 : 1;
   case E_PLUS:
   case E_LCOMP:
   case E_LPLUS:
@@ -545,6 +546,9 @@ static bool check_loop(Checker *c, Expr *e) {
     if (!is_flat_numeric(body))
       return fail(c, e->body, "'sum' body has type %s; expected a number or a "
                   "tuple of numbers", tname(body));
+    if (e->nargs == 2 && !type_eq(e->args[1]->type, body))
+      return fail(c, e->args[1], "'sum-from' starts from %s, but its body has type %s",
+                  tname(e->args[1]->type), tname(body));
     e->type = body;
     return true;
   case E_FOLD:

@@ -673,7 +673,7 @@ static int put_leaves(const Value *v, Value *dst, int depth) {
 /* The operands of a loop are on the value stack: sets up its state. */
 static bool start_loop(Machine *mc, Frame *f) {
   const Expr *e = f->e;
-  int want = e->kind == E_BUILD || e->kind == E_SUM ? 1 : 2;
+  int want = e->kind == E_BUILD || (e->kind == E_SUM && e->nargs != 2) ? 1 : 2;
   if (e->nargs != want || !e->var || !e->body || (binds_state(e) && !e->var2))
     return fail(mc, e, "malformed '%s'", loop_name(e));
   Value *args = mc->vals + f->vbase;
@@ -702,6 +702,10 @@ static bool start_loop(Machine *mc, Frame *f) {
       l->acc.elems[j] = new_array(mc, n);
     return true;
   case E_SUM:
+    if (e->nargs == 2) { /* sum-from: C adds to the initial value in order */
+      l->acc = args[1];
+      return true;
+    }
     return zero_of(mc, e, e->type, &l->acc);
   case E_FOLD:
     l->acc = args[1];

@@ -501,6 +501,12 @@ Expr *ex_sum(Arena *a, Expr *n, Var *i, Expr *body) {
   return e;
 }
 
+Expr *ex_sum_from(Arena *a, Expr *n, Expr *init, Var *i, Expr *body) {
+  Expr *e = ex_loop(a, E_SUM, 2, (Expr *[]){n, init}, i, NULL, body);
+  e->type = init->type ? init->type : body->type;
+  return e;
+}
+
 Expr *ex_fold(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body) {
   Expr *e = ex_loop(a, E_FOLD, 2, (Expr *[]){n, s0}, i, s, body);
   e->type = s0->type;

@@ -213,7 +213,9 @@ typedef enum ExprKind {
   E_BUILD,    /* array of length args[0] whose element i is `body`; a tuple
                  body gives a tuple of arrays (one loop, several outputs) */
   E_SUM,      /* sum over i < args[0] of `body` (a number or a tuple of
-                 numbers, summed field-wise); 0 when args[0] <= 0 */
+                 numbers, summed field-wise), added one by one, in order,
+                 to args[1] when present (else to 0): exactly as C's
+                 `s = s0; for (...) s += e` rounds */
   E_FOLD,     /* the state after args[0] steps from args[1], where a step
                  maps state `var2` at index `var` to `body` */
   E_FOLDSAVE, /* as E_FOLD, returning (final state, tape): the tape is an
@@ -271,6 +273,7 @@ Expr *ex_index(Arena *a, Expr *array, Expr *i);
 Expr *ex_len(Arena *a, Expr *array);
 Expr *ex_build(Arena *a, Expr *n, Var *i, Expr *body);
 Expr *ex_sum(Arena *a, Expr *n, Var *i, Expr *body);
+Expr *ex_sum_from(Arena *a, Expr *n, Expr *init, Var *i, Expr *body);
 Expr *ex_fold(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
 Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);

@@ -440,6 +440,7 @@ static const Form forms[] = {
     {"alloc", E_ALLOC, OP_TYPE, 1, P_COUNT, NULL},
     {"build", E_BUILD, OP_LOOP, 1, P_COUNT, "(build N (I) BODY)"},
     {"sum", E_SUM, OP_LOOP, 1, P_COUNT, "(sum N (I) BODY)"},
+    {"sum-from", E_SUM, OP_LOOP, 2, P_COUNT, "(sum-from N S0 (I) BODY)"},
     {"fold", E_FOLD, OP_LOOP, 2, P_COUNT, "(fold N S0 (I S) BODY)"},
     {"fold-save", E_FOLDSAVE, OP_LOOP, 2, P_COUNT, "(fold-save N S0 (I S) BODY)"},
     {"scatter", E_SCATTER, OP_LOOP, 2, P_COUNT, "(scatter BASE N (I) BODY)"},
@@ -697,7 +698,7 @@ static Expr *finish_loop(Converter *c, Pending *f) {
   case E_BUILD:
     return ex_build(a, k[0], i, body);
   case E_SUM:
-    return ex_sum(a, k[0], i, body);
+    return n == 2 ? ex_sum_from(a, k[0], k[1], i, body) : ex_sum(a, k[0], i, body);
   case E_FOLD:
     return ex_fold(a, k[0], k[1], i, s, body);
   case E_FOLDSAVE:

@@ -193,6 +193,8 @@ static const char *keyword(const Expr *e) {
   }
   if (e->kind == E_TUPLE)
     return e->name ? "record" : "tuple";
+  if (e->kind == E_SUM && e->nargs == 2)
+    return "sum-from";
   if ((unsigned)e->kind >= sizeof names / sizeof *names || !names[e->kind])
     return "<bad-kind>";
   return names[e->kind];

@@ -8,10 +8,9 @@
 // becomes one IR loop over the body (bodies are pure, so lowering the body
 // once per IR loop, each keeping only what it needs, is correct):
 //  * sum: scalars only accumulated (s += e, s -= e, s = s + e, ++) and not
-//    otherwise read, when the sum rounds exactly as C does: the body starts
-//    them at 0 and yields them, s := s + (sum n (k) body). C adds each
-//    increment to the running value, so a float sum is exact only from a
-//    literal +0, with at most one increment per iteration in the
+//    otherwise read: s := (sum-from n s (k) body), which adds each
+//    increment to the running value in order, exactly as C rounds, when
+//    each iteration adds at most one increment, computed in the
 //    accumulator's own type; accumulation in a rectangular nest becomes one
 //    sum over the flattened nest (same order). Int sums are always exact.
 //  * fold: every other scalar assigned (the state), in a tuple; places the
@@ -1059,10 +1058,9 @@ static int maxWrites(const Stmt *s, const std::set<const Stmt *> &writes) {
 }
 
 // Can accumulator `p` be a sum that rounds exactly as the C loop does? C
-// adds the increments one by one to the running value; a sum adds them up
-// from 0 in the same order and then adds the total to the old value. Both
-// agree when the old value is the literal +0, each iteration adds at most
-// one increment, computed in p's type (ints: always). Writes nested in
+// adds the increments one by one to the running value, and so does a
+// sum-from started at the old value, when each iteration adds at most one
+// increment, computed in p's type (ints: always). Writes nested in
 // inner loops need the nest flattened into one sum (`path`, rectangular).
 bool Lowerer::exactSum(LoopCtx &lc, const LoopScan &sc, const Place &p,
                        const Env &entry, std::vector<const ForStmt *> &path) {
@@ -1074,8 +1072,7 @@ bool Lowerer::exactSum(LoopCtx &lc, const LoopScan &sc, const Place &p,
     if (q != w.paths[0])
       return false;
   auto it = entry.vars.find(p);
-  if (!w.exactType || it == entry.vars.end() || !it->second ||
-      !zeroConst.count(it->second))
+  if (!w.exactType || it == entry.vars.end() || !it->second)
     return false;
   path = w.paths[0];
   const Stmt *scope = path.empty() ? lc.h.stmt->getBody()
@@ -1278,17 +1275,21 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
     } else {
       t = placeType(g.places[0]);
     }
-    Expr *sum = at(ex_sum(arena, dup(arena, g.trip), g.index, g.body), loc);
+    // The sum starts from the accumulators' values before the loop and
+    // adds each increment in turn, exactly as the C loop rounds.
+    std::vector<Expr *> olds;
+    for (const Place &p : g.places)
+      olds.push_back(readPlace(p, sc.writes[p].first->getExprLoc(), env));
+    Expr *init = olds.size() > 1 ? ex_tuple(arena, (int)olds.size(), olds.data()) : olds[0];
+    Expr *sum = at(ex_sum_from(arena, dup(arena, g.trip), init, g.index, g.body), loc);
     sum->type = t;
     Var *r = var_new(arena, "sum", t);
     post.push_back({r, sum, loc});
     for (size_t j = 0; j < g.places.size(); j++) {
       const Place &p = g.places[j];
-      SourceLocation at = sc.writes[p].first->getExprLoc();
-      Expr *old = readPlace(p, at, env);
       Expr *part = g.places.size() > 1 ? mkGet((int)j, mkVar(r, loc), loc)
                                        : mkVar(r, loc);
-      bindPlace(p, mkPrim2(P_ADD, old, part, loc));
+      bindPlace(p, part);
     }
   }
   if (foldBody) {
