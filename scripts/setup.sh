@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(clang-14 llvm-14-dev libclang-14-dev cmake g++ make libcunit1-dev valgrind)
+packages=(clang-14 llvm-14-dev libclang-14-dev cmake g++ make libcunit1-dev valgrind python3)
 
 missing=()
 for p in "${packages[@]}"; do
