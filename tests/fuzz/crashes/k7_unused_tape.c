@@ -1,0 +1,2 @@
+__attribute__((differentiable))
+double g(const double *a) { return a[0]; }
