@@ -82,6 +82,18 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
   return n;
 }
 
+/* Does e contain anything that writes a buffer? (No liveness involved.) */
+static bool has_effect_node(const Expr *e) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_ACCUM || is_bwd_with_buffers(e))
+      return true;
+    for (int i = 0; i < e->nargs; i++)
+      if (has_effect_node(e->args[i]))
+        return true;
+  }
+  return false;
+}
+
 static void note_binders(Dce *s, Expr *e) {
   for (; e->kind == E_LET; e = e->body) {
     varmap_put(&s->bound, e->var, e->var);
@@ -105,9 +117,9 @@ static Expr *dce_block(Dce *s, Expr *e, bool *effects) {
     Var *x = in.vars.items[i];
     Expr *rhs = in.rhss.items[i];
     bool used = varmap_has(&s->live, x);
-    bool may_effect = rhs->kind == E_ACCUM || rhs->kind == E_IF || expr_is_loop(rhs) ||
-                      is_bwd_with_buffers(rhs);
-    if (!used && !may_effect)
+    /* Cleaning a nested block marks what it reads as live: an unused loop
+     * or if is looked into only if it can have an effect at all. */
+    if (!used && !has_effect_node(rhs))
       continue;
     bool eff;
     Expr *r = dce_rhs(s, rhs, &eff);
@@ -187,13 +199,23 @@ static Expr *narrow_block(Dce *s, Expr *e, const bool *used, Type *narrowed) {
         tup = b.rhss.items[i];
   if (!tup && res->kind == E_TUPLE)
     tup = res;
-  if (!tup)
+  Type *full = res->type;
+  if (!tup && (!full || full->kind != TY_TUPLE))
     return NULL;
-  Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)(tup->nargs + 1));
+  int nfields = tup ? tup->nargs : full->n;
+  Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)(nfields + 1));
   int k = 0;
-  for (int i = 0; i < tup->nargs; i++)
-    if (used[i])
+  for (int i = 0; i < nfields; i++) {
+    if (!used[i])
+      continue;
+    if (tup) {
       elems[k++] = tup->args[i];
+    } else { /* a tuple from elsewhere (shared by CSE): project it here */
+      Var *g = var_new(s->a, "f", full->elems[i]);
+      bindings_push(s->a, &b, g, ex_get(s->a, i, res));
+      elems[k++] = ex_var(s->a, g);
+    }
+  }
   Expr *nt = ex_tuple(s->a, k, elems);
   nt->type = narrowed;
   Var *v = var_new(s->a, "r", narrowed);

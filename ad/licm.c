@@ -7,8 +7,8 @@
  * partial derivatives often involve only loop-invariant factors and the
  * (invariant) cotangent of a sum. Only operations that cannot fail are
  * moved, since a loop may run zero times: arithmetic other than integer
- * division, tuples and projections; never array reads, calls, loops or
- * effects. Inner loops are treated first, so values move out level by
+ * division; never array reads, calls, loops or effects (nor tuples and
+ * projections, which cost nothing). Inner loops are treated first, so values move out level by
  * level. */
 #include "ad/ad.h"
 #include "ad/util.h"
@@ -29,11 +29,9 @@ static bool movable(const Expr *rhs) {
     if (rhs->op == P_TO_INT)
       return false; /* out of range is undefined in C */
     return true;
-  case E_TUPLE:
-  case E_GET:
-    return true;
   default:
-    return false;
+    return false; /* tuples and projections cost nothing to leave in place,
+                     and a body's result tuple must stay (dce narrows it) */
   }
 }
 

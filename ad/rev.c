@@ -230,6 +230,23 @@ static Expr *branch_rev(Rev *s, IfRev *info, int j, Expr *branch, Bindings *bpri
   return r;
 }
 
+static bool holds_array(const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return true;
+  if (t->kind == TY_TUPLE && !t->name)
+    for (int i = 0; i < t->n; i++)
+      if (holds_array(t->elems[i]))
+        return true;
+  return false;
+}
+
+static bool residuals_hold_arrays(const PtrVec *res) {
+  for (int i = 0; i < res->len; i++)
+    if (holds_array(((Var *)res->items[i])->type))
+      return true;
+  return false;
+}
+
 static bool contains_var(const PtrVec *v, const Var *x) {
   for (int i = 0; i < v->len; i++)
     if (v->items[i] == x)
@@ -253,6 +270,15 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   for (int j = 0; j < 2; j++) {
     result[j] = branch_rev(s, info, j, rhs->args[1 + j], &bprimal[j]);
     res[j] = branch_residuals(s, &bprimal[j], &info->rev[j], &info->outer_vals[j]);
+    if (residuals_hold_arrays(&res[j])) {
+      /* An array made in the branch dies with it (its scope frees it), so
+       * the reverse branch recomputes the branch's primal instead. */
+      Bindings again = bprimal[j];
+      for (int i = 0; i < info->rev[j].vars.len; i++)
+        bindings_push(s->a, &again, info->rev[j].vars.items[i], info->rev[j].rhss.items[i]);
+      info->rev[j] = again;
+      res[j] = (PtrVec){0};
+    }
   }
   /* Residual slots: branch 0's then branch 1's; the branch not taken fills
    * the other's slots with default values that are never read. */

@@ -500,17 +500,26 @@ static CVal *declare_if_result(Em *e, Var *x, Type *t, Expr *rest) {
   return v;
 }
 
+static PtrVec *open_scope(Em *e);
+static void close_scope(Em *e, PtrVec *saved);
+
+/* Each branch is a C scope: arrays made there are freed there (no array
+ * leaves a branch; see ad/rev.c). */
+static void emit_branch(Em *e, Expr *block, CVal *res) {
+  e->indent++;
+  PtrVec *saved = open_scope(e);
+  emit_block(e, block, res);
+  close_scope(e, saved);
+  e->indent--;
+}
+
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *res = declare_if_result(e, x, rhs->type, rest);
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
-  e->indent++;
-  emit_block(e, rhs->args[1], res);
-  e->indent--;
+  emit_branch(e, rhs->args[1], res);
   line(e, "} else {");
-  e->indent++;
-  emit_block(e, rhs->args[2], res);
-  e->indent--;
+  emit_branch(e, rhs->args[2], res);
   line(e, "}");
 }
 
