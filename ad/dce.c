@@ -342,7 +342,9 @@ static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed) {
 }
 
 Expr *dce_expr(Module *m, Expr *e) {
-  for (int round = 0; round < 8; round++) {
+  /* Narrowing one if can make the fields of the enclosing one dead: repeat
+   * until nothing changes (each round removes something, so it ends). */
+  for (int round = 0; round < 10000; round++) {
     Dce s = {.a = m->arena};
     note_binders(&s, e);
     bool effects;

@@ -145,6 +145,8 @@ bool ad_split(Module *m, Func *f, Func *rev, Diag *err) {
     return false;
   }
   Expr *ret = pair->args[0], *cts = pair->args[1];
+  if (type_is_unit(cts->type)) /* no scalar cotangents: nothing to carry */
+    cts = ex_tuple(m->arena, 0, NULL);
   for (int i = 0; i < f->nparams; i++) {
     varmap_put(&s.primal, f->params[i], f->params[i]);
     varmap_put(&s.params, f->params[i], f->params[i]);

@@ -759,8 +759,15 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   Type *t = exprType(e);
   if (const auto *d = dyn_cast<DeclRefExpr>(e))
     return lowerDeclRef(d, env);
-  if (const auto *i = dyn_cast<clang::IntegerLiteral>(e))
+  if (const auto *i = dyn_cast<clang::IntegerLiteral>(e)) {
+    // the IR's integers are C ints: a wider constant would change meaning
+    if (i->getValue().getMinSignedBits() > 32) {
+      fail(loc, "integer constant " + std::to_string(i->getValue().getSExtValue()) +
+                    " does not fit in 'int'");
+      return mkInt(0, loc);
+    }
     return mkInt(i->getValue().getSExtValue(), loc);
+  }
   if (const auto *c = dyn_cast<clang::CharacterLiteral>(e))
     return mkInt((long long)c->getValue(), loc);
   if (const auto *f = dyn_cast<clang::FloatingLiteral>(e))
@@ -814,7 +821,7 @@ Expr *Lowerer::foldConstant(const CExpr *e, Type *t) {
   CExpr::EvalResult r;
   if (e->isValueDependent() || !e->EvaluateAsRValue(r, ctx) || r.HasSideEffects)
     return nullptr;
-  if (r.Val.isInt() && t->kind == TY_INT)
+  if (r.Val.isInt() && t->kind == TY_INT && r.Val.getInt().getMinSignedBits() <= 32)
     return ex_int(arena, r.Val.getInt().getSExtValue());
   if (r.Val.isFloat() && type_is_float(t))
     return ex_const(arena, t, toDouble(r.Val.getFloat()));

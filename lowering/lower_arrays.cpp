@@ -147,6 +147,11 @@ bool Lowerer::constIndex(const CExpr *idx, long long &v) {
   if (idx->isValueDependent() || !idx->EvaluateAsInt(r, ctx) ||
       r.HasSideEffects)
     return false;
+  if (r.Val.getInt().getMinSignedBits() > 32) { // indices are C ints here
+    fail(idx->getExprLoc(), "array index " + std::to_string(r.Val.getInt().getSExtValue()) +
+                                " does not fit in 'int'");
+    return false;
+  }
   v = r.Val.getInt().getSExtValue();
   return true;
 }

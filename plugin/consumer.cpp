@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <set>
 
+#include <pthread.h>
+
 #include "lowering/differentiable.h"
 #include "clang/AST/Decl.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -60,12 +62,43 @@ ChadConsumer::ChadConsumer(clang::CompilerInstance &ci, PluginOptions options,
 
 ChadConsumer::~ChadConsumer() { module_free(module); }
 
+// Lowering follows the C statements recursively (a function of 10^4
+// statements nests 10^4 continuations deep), so the work runs on a thread
+// with a stack far deeper than clang's own; the main thread waits. Only
+// address space is reserved: pages are used as the recursion needs them.
+namespace {
+struct DeepCall {
+  ChadConsumer *self;
+  const clang::FunctionDecl *fd;
+};
+
+void *runDeep(void *arg) {
+  auto *call = static_cast<DeepCall *>(arg);
+  call->self->handleDefinition(call->fd);
+  return nullptr;
+}
+} // namespace
+
+void ChadConsumer::handleOnDeepStack(const clang::FunctionDecl *fd) {
+  const size_t stack = size_t(1) << 30;
+  DeepCall call{this, fd};
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, stack) == 0 &&
+      pthread_create(&thread, &attr, runDeep, &call) == 0) {
+    pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attr);
+    return;
+  }
+  handleDefinition(fd); // no thread to be had: the ordinary stack
+}
+
 bool ChadConsumer::HandleTopLevelDecl(clang::DeclGroupRef group) {
   for (clang::Decl *d : group) {
     const auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d);
     if (fd && fd->doesThisDeclarationHaveABody() && !fd->isInvalidDecl() &&
         isDifferentiable(fd))
-      handleDefinition(fd);
+      handleOnDeepStack(fd);
   }
   return true;
 }
@@ -73,6 +106,10 @@ bool ChadConsumer::HandleTopLevelDecl(clang::DeclGroupRef group) {
 void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
   const clang::FunctionDecl *key = fd->getCanonicalDecl();
   if (units.count(key)) // a redefinition: Sema reports it
+    return;
+  // After an error of clang's, bodies may hold recovery nodes, and the
+  // compilation fails anyway: lowering them could only add confusion.
+  if (report.clangReportedErrors())
     return;
   LoweredFunction lowered = lowerFunction(fd, module->arena, locs);
   if (lowered.error && !lowered.error->what.empty())

@@ -64,7 +64,13 @@ private:
     std::string prototypes; // for the dump
   };
 
+public:
+  // Both run the whole treatment of one annotated definition; the second
+  // on a thread with a deep stack (see consumer.cpp).
   void handleDefinition(const clang::FunctionDecl *fd);
+  void handleOnDeepStack(const clang::FunctionDecl *fd);
+
+private:
   std::string prototypesOf(Func *f);
   std::string prototypesOfSignature(const Signature &sig);
   void rejectRecursion(Unit &u);

@@ -16,15 +16,23 @@ void Reporter::cannotDifferentiate(clang::SourceLocation loc,
                                    llvm::StringRef function,
                                    llvm::StringRef what) {
   engine.Report(loc, cannotId) << function << what;
+  issued++;
 }
 
 void Reporter::internalError(clang::SourceLocation loc,
                              llvm::StringRef function, llvm::StringRef what) {
   engine.Report(loc, internalId) << function << what;
+  issued++;
 }
 
 void Reporter::error(clang::SourceLocation loc, llvm::StringRef what) {
   engine.Report(loc, plainId) << what;
+  issued++;
+}
+
+bool Reporter::clangReportedErrors() const {
+  const clang::DiagnosticConsumer *client = engine.getClient();
+  return client && client->getNumErrors() > issued;
 }
 
 } // namespace chad

@@ -25,10 +25,14 @@ public:
                      llvm::StringRef what);
   // "chad: <what>"
   void error(clang::SourceLocation loc, llvm::StringRef what);
+  // Has clang itself (not chad) reported an error in this compilation? Then
+  // function bodies may hold recovery nodes that lowering must not see.
+  bool clangReportedErrors() const;
 
 private:
   clang::DiagnosticsEngine &engine;
   unsigned cannotId, internalId, plainId;
+  unsigned issued = 0; // errors chad reported
 };
 
 } // namespace chad
