@@ -888,13 +888,21 @@ static const char *linkage(const Func *f) {
   return f->is_static ? "static __attribute__((unused)) " : "";
 }
 
-static void em_init(Em *e, Module *m, StrBuf *out) {
+/* The C names of the functions the body calls: no local may shadow them. */
+static void reserve_callees(Em *e, const Expr *x) {
+  for (; x; x = x->kind == E_LET || expr_is_loop(x) ? x->body : NULL) {
+    if (x->kind == E_CALL)
+      nameset_reserve(&e->names, c_name_of(e->a, x->name));
+    for (int i = 0; i < x->nargs; i++)
+      reserve_callees(e, x->args[i]);
+  }
+}
+
+static void em_init(Em *e, Module *m, StrBuf *out, const Func *g) {
   *e = (Em){.m = m, .a = m->arena, .out = out};
   reserve_reserved(&e->names);
-  for (int i = 0; i < m->funcs.len; i++) {
-    Func *g = m->funcs.items[i];
-    nameset_reserve(&e->names, c_name_of(e->a, g->name));
-  }
+  nameset_reserve(&e->names, c_name_of(e->a, g->name));
+  reserve_callees(e, g->body);
 }
 
 static void em_done(Em *e) {
@@ -1170,7 +1178,7 @@ static void count_ref(Var *v, void *ctx) {
 static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Func *g,
                           Diag *err) {
   Em e;
-  em_init(&e, m, out);
+  em_init(&e, m, out, g);
   e.err = err;
   PtrVec top = {0};
   e.frees = &top;

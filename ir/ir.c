@@ -2,6 +2,7 @@
  * Requires nothing; guarantees that every object lives in an arena and that
  * builders fill in `type` wherever it follows from the arguments alone. */
 #include "ir.h"
+#include "irmap.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -569,8 +570,26 @@ Module *module_new(void) {
 }
 
 void module_free(Module *m) {
-  if (m)
-    arena_free(m->arena);
+  if (!m)
+    return;
+  if (m->by_name) {
+    irmap_free(m->by_name);
+    free(m->by_name);
+  }
+  arena_free(m->arena);
+}
+
+/* module_find is called per call site and per derived function: an index
+ * keeps modules of thousands of functions linear. */
+static IrMap *name_index(Module *m) {
+  if (!m->by_name) {
+    IrMap *map = calloc(1, sizeof *map);
+    if (!map)
+      out_of_memory();
+    map->string_keys = true;
+    m->by_name = map;
+  }
+  return m->by_name;
 }
 
 Func *module_add(Module *m, const char *name, int nparams, Var **params,
@@ -584,6 +603,7 @@ Func *module_add(Module *m, const char *name, int nparams, Var **params,
   f->ret = ret;
   f->body = body;
   ptrvec_push(m->arena, &m->funcs, f);
+  irmap_put(name_index(m), f->name, f);
   return f;
 }
 
@@ -603,11 +623,21 @@ int func_num_outputs(const Func *f) {
   return k;
 }
 
-Func *module_find(const Module *m, const char *name) {
-  for (int i = m->funcs.len - 1; i >= 0; i--) {
-    Func *f = m->funcs.items[i];
-    if (strcmp(f->name, name) == 0)
-      return f;
+void module_truncate(Module *m, int n) {
+  if (n >= m->funcs.len)
+    return;
+  m->funcs.len = n;
+  if (m->by_name) { /* rebuild: a later function may have shadowed a kept one */
+    irmap_free(m->by_name);
+    memset(m->by_name, 0, sizeof(IrMap));
+    ((IrMap *)m->by_name)->string_keys = true;
+    for (int i = 0; i < n; i++) {
+      Func *f = m->funcs.items[i];
+      irmap_put(m->by_name, f->name, f);
+    }
   }
-  return NULL;
+}
+
+Func *module_find(const Module *m, const char *name) {
+  return m->by_name ? irmap_get(m->by_name, name) : NULL;
 }

@@ -320,7 +320,8 @@ int func_num_outputs(const Func *f); /* number of PARAM_OUT_ARRAY params */
 
 typedef struct Module {
   Arena *arena;
-  PtrVec funcs; /* of Func* */
+  PtrVec funcs;  /* of Func* */
+  void *by_name; /* name -> newest Func*, a private index of module_find */
 } Module;
 
 Module *module_new(void);
@@ -328,6 +329,8 @@ void module_free(Module *m);
 Func *module_add(Module *m, const char *name, int nparams, Var **params,
                  Type *ret, Expr *body);
 Func *module_find(const Module *m, const char *name);
+/* Forgets the functions added after the first n (a failed parse). */
+void module_truncate(Module *m, int n);
 
 /* ---------------------------------------------------- printer, parser */
 

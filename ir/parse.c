@@ -864,7 +864,7 @@ bool parse_module(Module *m, const char *text, const char *file, Diag *err) {
     ok = convert_func(&p, top[i]);
   free(top);
   if (!ok)
-    m->funcs.len = nfuncs; /* all or nothing */
+    module_truncate(m, nfuncs); /* all or nothing */
   irmap_free(&p.scope);
   irmap_free(&p.form_by_name);
   arena_free(p.tmp);
