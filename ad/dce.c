@@ -12,7 +12,8 @@
 #include "ad/util.h"
 
 typedef struct Dce {
-  Arena *a;
+  Arena *a;   /* the module's: for the nodes of the result */
+  Arena *tmp; /* this round's: for scratch vectors, freed after the round */
   VarMap live;       /* Var -> non-NULL when used */
   VarMap bound;      /* every Var bound inside the function */
   VarMap field_use;  /* Var bound by a tuple-typed if -> bool[] of used fields */
@@ -25,6 +26,22 @@ static void mark_live(Var *v, void *ctx) {
 }
 
 static Expr *dce_block(Dce *s, Expr *e, bool *effects);
+
+/* Marks what a kept right-hand side reads. The nested blocks of an if or a
+ * loop were cleaned (and their reads marked) already: only the operands
+ * remain, so nested branches are not walked once per enclosing level. */
+static void mark_reads(Dce *s, Expr *r) {
+  if (r->kind == E_IF) {
+    expr_visit_vars(r->args[0], mark_live, s);
+    return;
+  }
+  if (expr_is_loop(r)) {
+    for (int i = 0; i < r->nargs; i++)
+      expr_visit_vars(r->args[i], mark_live, s);
+    return;
+  }
+  expr_visit_vars(r, mark_live, s);
+}
 
 /* An accumulation matters when its buffer is read later (already marked,
  * since the walk is backwards) or belongs to the caller (a parameter). */
@@ -70,15 +87,23 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
   }
   if (rhs->kind != E_IF && !expr_is_loop(rhs))
     return rhs;
-  Expr *n = ex_clone_shallow(s->a, rhs);
   if (rhs->kind == E_IF) {
     bool e1, e2;
-    n->args[1] = dce_block(s, rhs->args[1], &e1);
-    n->args[2] = dce_block(s, rhs->args[2], &e2);
+    Expr *b1 = dce_block(s, rhs->args[1], &e1);
+    Expr *b2 = dce_block(s, rhs->args[2], &e2);
     *effects = e1 || e2;
-  } else {
-    n->body = dce_block(s, rhs->body, effects);
+    if (b1 == rhs->args[1] && b2 == rhs->args[2])
+      return rhs;
+    Expr *n = ex_clone_shallow(s->a, rhs);
+    n->args[1] = b1;
+    n->args[2] = b2;
+    return n;
   }
+  Expr *body = dce_block(s, rhs->body, effects);
+  if (body == rhs->body)
+    return rhs;
+  Expr *n = ex_clone_shallow(s->a, rhs);
+  n->body = body;
   return n;
 }
 
@@ -107,7 +132,7 @@ static void note_binders(Dce *s, Expr *e) {
 
 static Expr *dce_block(Dce *s, Expr *e, bool *effects) {
   Bindings in;
-  bindings_of(s->a, e, &in);
+  bindings_of(s->tmp, e, &in);
   expr_visit_vars(in.result, mark_live, s);
   int n = in.vars.len;
   bool *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
@@ -128,15 +153,20 @@ static Expr *dce_block(Dce *s, Expr *e, bool *effects) {
     keep[i] = true;
     rhss[i] = r;
     *effects = *effects || eff;
-    expr_visit_vars(r, mark_live, s);
+    mark_reads(s, r);
   }
+  bool same = true;
+  for (int i = 0; i < n && same; i++)
+    same = keep[i] && rhss[i] == in.rhss.items[i];
   Bindings out = {0};
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n && !same; i++)
     if (keep[i])
-      bindings_push(s->a, &out, in.vars.items[i], rhss[i]);
+      bindings_push(s->tmp, &out, in.vars.items[i], rhss[i]);
   free(keep);
   free(rhss);
-  return bindings_build(s->a, &out, in.result);
+  /* an unchanged block is returned as is: later rounds allocate nothing
+   * for the parts they leave alone */
+  return same ? e : bindings_build(s->a, &out, in.result);
 }
 
 /* ------------------------------------------- unused fields of if results */
@@ -155,7 +185,7 @@ static void note_whole(Var *v, void *ctx) {
  * projected and whether it is used whole. */
 static void scan_uses(Dce *s, Expr *e) {
   Bindings b;
-  bindings_of(s->a, e, &b);
+  bindings_of(s->tmp, e, &b);
   for (int i = 0; i < b.vars.len; i++) {
     Var *x = b.vars.items[i];
     Expr *rhs = b.rhss.items[i];
@@ -190,7 +220,7 @@ static void scan_uses(Dce *s, Expr *e) {
  * result is an atom bound (in this block) to a tuple, or a structural zero. */
 static Expr *narrow_block(Dce *s, Expr *e, const bool *used, Type *narrowed) {
   Bindings b;
-  bindings_of(s->a, e, &b);
+  bindings_of(s->tmp, e, &b);
   Expr *res = b.result;
   Expr *tup = NULL;
   if (res->kind == E_VAR)
@@ -264,14 +294,20 @@ static Expr *kept_fields(Dce *s, Expr *atom, const bool *used, Type *kept_t, Bin
 
 static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre) {
   if (expr_is_loop(rhs)) {
-    Expr *n = ex_clone_shallow(s->a, rhs);
-    n->body = narrow_ifs(s, rhs->body, changed);
+    Expr *nb = narrow_ifs(s, rhs->body, changed);
+    Expr *n = rhs;
+    if (nb != rhs->body) {
+      n = ex_clone_shallow(s->a, rhs);
+      n->body = nb;
+    }
     int kept;
     bool narrowable = rhs->kind == E_SUM || rhs->kind == E_BUILD;
     bool *used = narrowable && rhs->type->kind == TY_TUPLE ? dead_fields(s, x, rhs->type, &kept)
                                                            : NULL;
     if (!used)
       return n;
+    if (n == rhs)
+      n = ex_clone_shallow(s->a, rhs);
     /* a sum or build whose result fields are partly unused: the loop
      * computes only the others */
     bool build = rhs->kind == E_BUILD;
@@ -288,28 +324,32 @@ static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre)
     return n;
   }
   if (rhs->kind == E_IF) {
-    Expr *n = ex_clone_shallow(s->a, rhs);
-    n->args[1] = narrow_ifs(s, rhs->args[1], changed);
-    n->args[2] = narrow_ifs(s, rhs->args[2], changed);
+    Expr *b1 = narrow_ifs(s, rhs->args[1], changed);
+    Expr *b2 = narrow_ifs(s, rhs->args[2], changed);
     bool *used = varmap_get(&s->field_use, x);
-    if (!used || varmap_get(&s->whole_use, x))
-      return n;
+    bool narrowable = used && !varmap_get(&s->whole_use, x);
     int kept = 0;
-    for (int i = 0; i < rhs->type->n; i++)
+    for (int i = 0; narrowable && i < rhs->type->n; i++)
       kept += used[i];
-    if (kept == rhs->type->n)
+    narrowable = narrowable && kept < rhs->type->n;
+    if (b1 == rhs->args[1] && b2 == rhs->args[2] && !narrowable)
+      return rhs;
+    Expr *n = ex_clone_shallow(s->a, rhs);
+    n->args[1] = b1;
+    n->args[2] = b2;
+    if (!narrowable)
       return n;
     Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(kept + 1));
     for (int i = 0, k = 0; i < rhs->type->n; i++)
       if (used[i])
         ts[k++] = rhs->type->elems[i];
     Type *narrowed = ty_tuple(s->a, kept, ts);
-    Expr *b0 = narrow_block(s, n->args[1], used, narrowed);
-    Expr *b1 = narrow_block(s, n->args[2], used, narrowed);
-    if (!b0 || !b1)
+    Expr *t0 = narrow_block(s, n->args[1], used, narrowed);
+    Expr *t1 = narrow_block(s, n->args[2], used, narrowed);
+    if (!t0 || !t1)
       return n;
-    n->args[1] = b0;
-    n->args[2] = b1;
+    n->args[1] = t0;
+    n->args[2] = t1;
     n->type = narrowed;
     x->type = narrowed;
     *changed = true;
@@ -333,19 +373,22 @@ static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre)
 
 static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed) {
   Bindings b, out = {0};
-  bindings_of(s->a, e, &b);
+  bindings_of(s->tmp, e, &b);
+  bool same = true;
   for (int i = 0; i < b.vars.len; i++) {
+    int before = out.vars.len;
     Expr *r = narrow_rhs(s, b.vars.items[i], b.rhss.items[i], changed, &out);
-    bindings_push(s->a, &out, b.vars.items[i], r);
+    same = same && r == b.rhss.items[i] && out.vars.len == before;
+    bindings_push(s->tmp, &out, b.vars.items[i], r);
   }
-  return bindings_build(s->a, &out, b.result);
+  return same ? e : bindings_build(s->a, &out, b.result);
 }
 
 Expr *dce_expr(Module *m, Expr *e) {
   /* Narrowing one if can make the fields of the enclosing one dead: repeat
    * until nothing changes (each round removes something, so it ends). */
   for (int round = 0; round < 10000; round++) {
-    Dce s = {.a = m->arena};
+    Dce s = {.a = m->arena, .tmp = arena_new()};
     note_binders(&s, e);
     bool effects;
     e = dce_block(&s, e, &effects);
@@ -356,6 +399,7 @@ Expr *dce_expr(Module *m, Expr *e) {
     e = narrow_ifs(&s, e, &changed);
     varmap_free(&s.field_use);
     varmap_free(&s.whole_use);
+    arena_free(s.tmp);
     if (!changed)
       break;
   }
