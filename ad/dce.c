@@ -391,7 +391,11 @@ Expr *dce_expr(Module *m, Expr *e) {
     Dce s = {.a = m->arena, .tmp = arena_new()};
     note_binders(&s, e);
     bool effects;
+    Expr *before = e;
     e = dce_block(&s, e, &effects);
+    /* a dropped loop or if may have marked what it read as live: another
+     * round sees it gone (unchanged trees come back as the same pointer) */
+    bool removed = e != before;
     varmap_free(&s.live);
     varmap_free(&s.bound);
     scan_uses(&s, e);
@@ -400,7 +404,7 @@ Expr *dce_expr(Module *m, Expr *e) {
     varmap_free(&s.field_use);
     varmap_free(&s.whole_use);
     arena_free(s.tmp);
-    if (!changed)
+    if (!changed && !removed)
       break;
   }
   return e;
