@@ -107,6 +107,8 @@ static void canonical_order(Expr *rhs) {
   if (ka > kb || (ka == kb && a->kind == E_CONST && b->kind == E_VAR)) {
     rhs->args[0] = b;
     rhs->args[1] = a;
+    if (rhs->contract) /* the fused operand moves with its operand */
+      rhs->contract = 3 - rhs->contract;
   }
 }
 

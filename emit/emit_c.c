@@ -59,6 +59,7 @@ typedef struct Em {
   VarMap vals;  /* Var -> CVal* */
   VarMap homes; /* record-typed Var -> Home*: where it must be written */
   VarMap uses;  /* Var -> number of references */
+  VarMap fused; /* Var of a product written inside the sum that uses it */
   PtrVec *frees; /* arrays allocated in the current C scope */
   Diag *err;
   bool failed;
@@ -367,10 +368,19 @@ static CVal *home_of(Em *e, Var *v) {
 
 static CVal *emit_block(Em *e, Expr *block, CVal *dest);
 
+static const char *prim_text(Em *e, Expr *rhs);
+
+/* An operand's text; a product fused into this sum is written in place, so
+ * that the C compiler may contract the two as it does in the primal. */
+static const char *operand_text(Em *e, Expr *atom) {
+  Expr *mul = atom->kind == E_VAR ? varmap_get(&e->fused, atom->var) : NULL;
+  return mul ? arena_printf(e->a, "(%s)", prim_text(e, mul)) : scalar_text(e, atom);
+}
+
 static const char *prim_text(Em *e, Expr *rhs) {
   const PrimInfo *pi = prim_info(rhs->op);
-  const char *a0 = scalar_text(e, rhs->args[0]);
-  const char *a1 = rhs->nargs > 1 ? scalar_text(e, rhs->args[1]) : NULL;
+  const char *a0 = operand_text(e, rhs->args[0]);
+  const char *a1 = rhs->nargs > 1 ? operand_text(e, rhs->args[1]) : NULL;
   if (pi->cls == PC_CAST)
     return arena_printf(e->a, "(%s)%s", pi->c_name, a0);
   if (pi->infix)
@@ -854,10 +864,30 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
 }
 
 /* Emits a block; with `dest`, assigns its result there. */
+/* Products that the source wrote inside a sum (Expr.contract) and that
+ * nothing else uses are emitted inside that sum's expression. */
+static void find_fused(Em *e, Expr *block) {
+  VarMap here = {0}; /* Var bound in this block -> its rhs */
+  for (Expr *b = block; b->kind == E_LET; b = b->body) {
+    Expr *rhs = b->args[0];
+    varmap_put(&here, b->var, rhs);
+    if (rhs->kind != E_PRIM || !rhs->contract)
+      continue;
+    Expr *operand = rhs->args[rhs->contract - 1];
+    Expr *mul = operand->kind == E_VAR ? varmap_get(&here, operand->var) : NULL;
+    if (mul && mul->kind == E_PRIM && mul->op == P_MUL && type_eq(mul->type, rhs->type) &&
+        use_count(e, operand->var) == 1)
+      varmap_put(&e->fused, operand->var, mul);
+  }
+  varmap_free(&here);
+}
+
 static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   Expr *b = block;
+  find_fused(e, block);
   for (; b->kind == E_LET; b = b->body)
-    emit_binding(e, b->var, b->args[0], b->body);
+    if (!varmap_has(&e->fused, b->var))
+      emit_binding(e, b->var, b->args[0], b->body);
   CVal *r = cval_of(e, b);
   if (dest)
     assign(e, dest, r);
@@ -911,6 +941,7 @@ static void em_done(Em *e) {
   varmap_free(&e->vals);
   varmap_free(&e->homes);
   varmap_free(&e->uses);
+  varmap_free(&e->fused);
 }
 
 static const char *param_cname(Em *e, Var *v) {

@@ -248,6 +248,12 @@ struct Expr {
   int nargs;
   Expr *body; /* E_LET; the loop forms: the body of the loop */
   Var *var2;  /* E_FOLD, E_FOLDSAVE: the state variable */
+  /* E_PRIM add/sub: 1 or 2 when operand args[contract-1] was, in the C
+   * source, a multiplication written in the same expression. C compilers
+   * may contract such `a*b + c` into a fused multiply-add (-ffp-contract=on),
+   * so the emitter writes it as one expression too: the derivative code
+   * then rounds exactly as the primal does. 0 otherwise. */
+  int contract;
 };
 
 Expr *ex_f64(Arena *a, double v);

@@ -652,7 +652,8 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
     if (!binaryPrim(BinaryOperator::getOpForCompoundAssignment(c->getOpcode()),
                     p))
       fail(loc, "operator '" + c->getOpcodeStr().str() + "' is not supported");
-    Expr *result = mkPrim2(p, old, lowerExpr(c->getRHS(), env), loc);
+    Expr *result = markContract(mkPrim2(p, old, lowerExpr(c->getRHS(), env), loc),
+                                nullptr, c->getRHS());
     Expr *value = convert(result, c->getComputationResultType(), lhsType, loc);
     return assignPlace(place, value, loc, next, std::move(env), tail);
   }
@@ -953,7 +954,27 @@ Expr *Lowerer::lowerBinary(const BinaryOperator *b, const Env &env) {
     fail(loc, "operator '" + b->getOpcodeStr().str() + "' is not supported");
   Expr *l = lowerExpr(b->getLHS(), env);
   Expr *r = lowerExpr(b->getRHS(), env);
-  return mkPrim2(p, l, r, loc);
+  return markContract(mkPrim2(p, l, r, loc), b->getLHS(), b->getRHS());
+}
+
+// Is e, parentheses aside, a floating multiplication (no conversion in
+// between)? clang forms llvm.fmuladd from such an operand of + or -.
+static bool isFloatMul(const CExpr *e) {
+  const auto *m = dyn_cast<BinaryOperator>(e->IgnoreParens());
+  return m && m->getOpcode() == clang::BO_Mul && m->getType()->isRealFloatingType();
+}
+
+// Notes on an add or sub which operand C may fuse with it (see
+// Expr.contract in ir.h): clang tries the left operand first.
+Expr *Lowerer::markContract(Expr *sum, const CExpr *lhs, const CExpr *rhs) {
+  if (sum->kind != E_PRIM || (sum->op != P_ADD && sum->op != P_SUB) || !sum->type ||
+      !type_is_float(sum->type))
+    return sum;
+  if (lhs && isFloatMul(lhs) && sum->args[0]->kind == E_PRIM && sum->args[0]->op == P_MUL)
+    sum->contract = 1;
+  else if (isFloatMul(rhs) && sum->args[1]->kind == E_PRIM && sum->args[1]->op == P_MUL)
+    sum->contract = 2;
+  return sum;
 }
 
 // C evaluates the right operand only when needed; a strict P_AND would

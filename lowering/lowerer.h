@@ -455,6 +455,7 @@ public:
     return at(ex_prim1(arena, p, x), loc);
   }
   Expr *mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc);
+  Expr *markContract(Expr *sum, const CExpr *lhs, const CExpr *rhs);
   Expr *mkIf(Expr *c, Expr *t, Expr *e, SourceLocation loc) {
     Expr *x = at(ex_if(arena, c, t, e), loc);
     if (!x->type)
