@@ -785,9 +785,11 @@ static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse) {
   Bindings b;
   bindings_of(s->a, e, &b);
+  /* Buffers first: the reverse of an if's branch is generated during the
+   * primal pass, and it may add into an array bound before the if. */
+  make_buffers(s, &b, reverse);
   for (int i = 0; i < b.vars.len; i++)
     primal_binding(s, b.vars.items[i], b.rhss.items[i], primal);
-  make_buffers(s, &b, reverse);
   if (ct)
     add_contrib(s, b.result, -1, ct);
   for (int i = b.vars.len - 1; i >= 0; i--) {
