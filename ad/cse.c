@@ -31,7 +31,20 @@ typedef struct Cse {
   unsigned nbuckets; /* power of two */
   PtrVec stack;      /* Entry* in insertion order, popped at scope exit */
   VarMap subst;
+  VarMap fused;      /* products a sum contracts with (Expr.contract) */
 } Cse;
+
+/* A product that a sum contracts with stays its own: C computes one
+ * fused multiply-add per occurrence, and merging two products would leave
+ * the sums to round the shared product separately. */
+static void note_fused(Cse *s, Expr *e) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_PRIM && e->contract && e->args[e->contract - 1]->kind == E_VAR)
+      varmap_put(&s->fused, e->args[e->contract - 1]->var, e);
+    for (int i = 0; i < e->nargs; i++)
+      note_fused(s, e->args[i]);
+  }
+}
 
 static unsigned mix(unsigned h, unsigned x) { return (h ^ x) * 16777619u; }
 
@@ -196,7 +209,7 @@ static Expr *cse_block(Cse *s, Expr *e) {
   for (int i = 0; i < in.vars.len; i++) {
     Var *x = in.vars.items[i];
     Expr *rhs = cse_rhs(s, in.rhss.items[i]);
-    if (cse_candidate(rhs)) {
+    if (cse_candidate(rhs) && !varmap_has(&s->fused, x)) {
       unsigned h = hash_rhs(rhs);
       Var *earlier = lookup(s, rhs, h);
       if (earlier) {
@@ -214,8 +227,10 @@ static Expr *cse_block(Cse *s, Expr *e) {
 
 Expr *cse_expr(Module *m, Expr *e) {
   Cse s = {.a = m->arena};
+  note_fused(&s, e);
   Expr *r = cse_block(&s, e);
   free(s.buckets);
   varmap_free(&s.subst);
+  varmap_free(&s.fused);
   return r;
 }
