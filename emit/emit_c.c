@@ -504,8 +504,17 @@ static CVal *declare_if_result(Em *e, Var *x, Type *t, Expr *rest) {
   for (int i = 0; i < t->n; i++) {
     CVal *home = t->elems[i]->kind == TY_TUPLE && t->elems[i]->name
                      ? projection_home(e, rest, x, i) : NULL;
-    v->elems[i] = home ? home
-                       : declare(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i));
+    if (home) {
+      v->elems[i] = home;
+    } else if (t->elems[i]->kind == TY_TUPLE && t->elems[i]->name) {
+      /* a callee's tape set by one branch only: the other leaves it empty,
+       * and copying it on must not read an uninitialised struct */
+      const char *n = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_%d", name_of(e, x), i));
+      line(e, "%s %s = {0};", c_type(e->a, t->elems[i]), n);
+      v->elems[i] = cv_record(e, t->elems[i], n, NULL);
+    } else {
+      v->elems[i] = declare(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i));
+    }
   }
   return v;
 }
