@@ -262,7 +262,15 @@ class Gen:
             return X(self, "%s %s %d" % (i, r.choice(["<", ">", "<=", ">="]), r.randint(0, 3)), t="b")
         if depth > 0 and r.random() < 0.2:
             op = r.choice(["&&", "||"])
-            return X(self, "({0} %s {1})" % op, [self.cond(c, 0), self.cond(c, 0)], t="b")
+            a, b = self.cond(c, 0), self.cond(c, 0)
+            # two int comparisons of one variable joined by && or || can be
+            # always true or false (m > 1 || m <= 1): clang then warns, and
+            # -Werror rejects the test program itself; join with a float one
+            for _ in range(3):
+                if not (a.fmt.split(" ")[0] == b.fmt.split(" ")[0] and not a.kids and not b.kids):
+                    break
+                b = self.cond(c, 0)
+            return X(self, "({0} %s {1})" % op, [a, b], t="b")
         if depth > 0 and r.random() < 0.1:
             return X(self, "!({0})", [self.cond(c, 0)], t="b")
         op, g = r.choice(CMP)
