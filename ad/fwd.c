@@ -129,14 +129,6 @@ static void fwd_tuple(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     bind_tangent(s, out, x, ex_tuple(s->a, parts.len, (Expr **)parts.items));
 }
 
-/* Position of field i among the active fields of a tuple type. */
-static int active_index(const Type *t, int i) {
-  int k = 0;
-  for (int j = 0; j < i; j++)
-    k += type_is_active(t->elems[j]);
-  return k;
-}
-
 static void fwd_get(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   bindings_push(s->a, out, x, rhs);
   Expr *tup = rhs->args[0];

@@ -149,14 +149,6 @@ static const char *bname(Rev *s, Var *x) {
   return arena_printf(s->a, "%s_b", x->name);
 }
 
-/* Position of field i among the active fields of a tuple type. */
-static int active_index(const Type *t, int i) {
-  int k = 0;
-  for (int j = 0; j < i; j++)
-    k += type_is_active(t->elems[j]);
-  return k;
-}
-
 /* ------------------------------------------------------------ primal sweep */
 
 static void primal_call(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
@@ -230,19 +222,9 @@ static Expr *branch_rev(Rev *s, IfRev *info, int j, Expr *branch, Bindings *bpri
   return r;
 }
 
-static bool holds_array(const Type *t) {
-  if (t->kind == TY_ARRAY)
-    return true;
-  if (t->kind == TY_TUPLE && !t->name)
-    for (int i = 0; i < t->n; i++)
-      if (holds_array(t->elems[i]))
-        return true;
-  return false;
-}
-
 static bool residuals_hold_arrays(const PtrVec *res) {
   for (int i = 0; i < res->len; i++)
-    if (holds_array(((Var *)res->items[i])->type))
+    if (type_holds_array(((Var *)res->items[i])->type))
       return true;
   return false;
 }

@@ -51,18 +51,6 @@ static void note_tape(Var *v, void *ctx) {
   }
 }
 
-/* Records are left out: a callee's tape holds only pointers its caller
- * passed, which are unsafe exactly when the call read an unsafe value
- * (checked separately). */
-static bool contains_array(const Type *t) {
-  if (t->kind == TY_ARRAY)
-    return true;
-  if (t->kind == TY_TUPLE && !t->name)
-    for (int i = 0; i < t->n; i++)
-      if (contains_array(t->elems[i]))
-        return true;
-  return false;
-}
 
 static Expr *find_rhs(const Bindings *b, const Expr *atom) {
   if (atom->kind != E_VAR)
@@ -90,7 +78,10 @@ static void plan_recompute(Split *s, const Bindings *primal, const Bindings *adj
     s->hit = false;
     expr_visit_vars(primal->rhss.items[i], note_unsafe, s);
     bool record = x->type->kind == TY_TUPLE && x->type->name;
-    if (contains_array(x->type) || (record && s->hit))
+    /* records are left out of type_holds_array: a callee's tape holds only
+     * pointers its caller passed, unsafe exactly when the call read an
+     * unsafe value */
+    if (type_holds_array(x->type) || (record && s->hit))
       varmap_put(&s->unsafe, x, x);
   }
   /* The unsafe values the adjoint half reads move there, and with them

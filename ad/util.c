@@ -228,6 +228,23 @@ bool expr_is_atom(const Expr *e) {
   return e->kind == E_VAR || e->kind == E_CONST || e->kind == E_ZERO;
 }
 
+int active_index(const Type *t, int i) {
+  int k = 0;
+  for (int j = 0; j < i; j++)
+    k += type_is_active(t->elems[j]);
+  return k;
+}
+
+bool type_holds_array(const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return true;
+  if (t->kind == TY_TUPLE && !t->name)
+    for (int i = 0; i < t->n; i++)
+      if (type_holds_array(t->elems[i]))
+        return true;
+  return false;
+}
+
 bool atom_eq(const Expr *x, const Expr *y) {
   if (x->kind != y->kind)
     return false;

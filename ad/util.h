@@ -50,6 +50,12 @@ void nameset_reserve(NameSet *s, const char *name);
 void nameset_free(NameSet *s);
 
 bool expr_is_atom(const Expr *e); /* variable, constant or structural zero */
+
+/* Position of field i among the active fields of tuple type t. */
+int active_index(const Type *t, int i);
+/* Is t an array, or a plain tuple holding one? (Records are not looked
+ * into: a callee's tape is the callee's business.) */
+bool type_holds_array(const Type *t);
 bool atom_eq(const Expr *x, const Expr *y);
 
 /* Calls `visit` on each variable referenced (not bound) in e, including
