@@ -5,6 +5,7 @@
  * `if` whose tuple result has fields nobody projects returns only the used
  * fields: this drops the residuals of branches that the optimised reverse
  * sweep no longer reads, and then the computations that produced them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,8 @@ typedef struct Dce {
   Arena *tmp; /* this round's: for scratch vectors, freed after the round */
   VarMap live;       /* Var -> non-NULL when used */
   VarMap bound;      /* every Var bound inside the function */
-  VarMap field_use;  /* Var bound by a tuple-typed if -> bool[] of used fields */
-  VarMap whole_use;  /* such Var -> non-NULL if used other than by `get` */
+  VarMap field_use;  /* Var bound by a tuple-typed if -> int[]: live gets of each field */
+  VarMap whole_use;  /* Var -> number of uses other than by `get` (NULL: none) */
 } Dce;
 
 static void mark_live(Var *v, void *ctx) {
@@ -178,7 +179,7 @@ typedef struct FieldScan {
 
 static void note_whole(Var *v, void *ctx) {
   Dce *s = ctx;
-  varmap_put(&s->whole_use, v, v);
+  varmap_put(&s->whole_use, v, (void *)((intptr_t)varmap_get(&s->whole_use, v) + 1));
 }
 
 /* Records, for each variable bound to a tuple-typed if, which fields are
@@ -191,13 +192,13 @@ static void scan_uses(Dce *s, Expr *e) {
     Expr *rhs = b.rhss.items[i];
     if ((rhs->kind == E_IF || rhs->kind == E_SUM || rhs->kind == E_BUILD) && rhs->type &&
         rhs->type->kind == TY_TUPLE && !rhs->type->name) {
-      bool *used = arena_alloc(s->a, sizeof(bool) * (size_t)(rhs->type->n + 1));
+      int *used = arena_alloc(s->a, sizeof(int) * (size_t)(rhs->type->n + 1));
       varmap_put(&s->field_use, x, used);
     }
     if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR) {
-      bool *used = varmap_get(&s->field_use, rhs->args[0]->var);
+      int *used = varmap_get(&s->field_use, rhs->args[0]->var);
       if (used)
-        used[rhs->index] = true;
+        used[rhs->index]++;
       else
         note_whole(rhs->args[0]->var, s);
     } else if (rhs->kind == E_IF) {
@@ -218,7 +219,7 @@ static void scan_uses(Dce *s, Expr *e) {
 
 /* Makes the block return only the kept fields of its tuple result. The
  * result is an atom bound (in this block) to a tuple, or a structural zero. */
-static Expr *narrow_block(Dce *s, Expr *e, const bool *used, Type *narrowed) {
+static Expr *narrow_block(Dce *s, Expr *e, const int *used, Type *narrowed) {
   Bindings b;
   bindings_of(s->tmp, e, &b);
   Expr *res = b.result;
@@ -257,17 +258,17 @@ static Expr *narrow_ifs(Dce *s, Expr *e, bool *changed);
 
 /* The fields of x's tuple type that are projected, when x is only ever
  * projected and some field never is; NULL otherwise. */
-static bool *dead_fields(Dce *s, Var *x, Type *t, int *kept) {
-  bool *used = varmap_get(&s->field_use, x);
+static int *dead_fields(Dce *s, Var *x, Type *t, int *kept) {
+  int *used = varmap_get(&s->field_use, x);
   if (!used || varmap_get(&s->whole_use, x))
     return NULL;
   *kept = 0;
   for (int i = 0; i < t->n; i++)
-    *kept += used[i];
+    *kept += used[i] != 0;
   return *kept == t->n ? NULL : used;
 }
 
-static Type *kept_type(Dce *s, Type *t, const bool *used, int kept, bool elements) {
+static Type *kept_type(Dce *s, Type *t, const int *used, int kept, bool elements) {
   Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(kept + 1));
   for (int i = 0, k = 0; i < t->n; i++)
     if (used[i])
@@ -276,7 +277,7 @@ static Type *kept_type(Dce *s, Type *t, const bool *used, int kept, bool element
 }
 
 /* The kept fields of a tuple atom, as a new tuple bound in `pre`. */
-static Expr *kept_fields(Dce *s, Expr *atom, const bool *used, Type *kept_t, Bindings *pre) {
+static Expr *kept_fields(Dce *s, Expr *atom, const int *used, Type *kept_t, Bindings *pre) {
   Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(kept_t->n + 1));
   for (int i = 0, k = 0; i < atom->type->n; i++) {
     if (!used[i])
@@ -292,6 +293,80 @@ static Expr *kept_fields(Dce *s, Expr *atom, const bool *used, Type *kept_t, Bin
   return ex_var(s->a, v);
 }
 
+/* The binding of v in block e, or NULL. */
+static Expr *bound_in_block(Expr *e, const Var *v) {
+  for (; e->kind == E_LET; e = e->body)
+    if (e->var == v)
+      return e->args[0];
+  return NULL;
+}
+
+/* A branch of an if that drops its unused fields no longer passes on what
+ * it had at those places: when that was an inner if's field (through a
+ * `get` used nowhere else), the inner field is now unused too, and is
+ * dropped in this same round as the walk reaches the inner if. Without
+ * this, a nest of n ifs took n rounds of the whole function. */
+static void release_dropped(Dce *s, Expr *branch, const int *used) {
+  Expr *res = branch;
+  while (res->kind == E_LET)
+    res = res->body;
+  if (res->kind != E_VAR || (intptr_t)varmap_get(&s->whole_use, res->var) != 1)
+    return; /* the old result tuple may stay alive: nothing is released */
+  Expr *tup = bound_in_block(branch, res->var);
+  if (!tup || tup->kind != E_TUPLE)
+    return;
+  for (int i = 0; i < tup->nargs; i++) {
+    Expr *a = tup->args[i];
+    if (used[i] || a->kind != E_VAR)
+      continue;
+    intptr_t n = (intptr_t)varmap_get(&s->whole_use, a->var) - 1;
+    varmap_put(&s->whole_use, a->var, n > 0 ? (void *)n : NULL);
+    Expr *get = n == 0 ? bound_in_block(branch, a->var) : NULL;
+    if (!get || get->kind != E_GET || get->args[0]->kind != E_VAR)
+      continue;
+    int *inner = varmap_get(&s->field_use, get->args[0]->var);
+    if (inner && inner[get->index] > 0)
+      inner[get->index]--;
+  }
+}
+
+static Expr *narrow_if(Dce *s, Var *x, Expr *rhs, bool *changed) {
+  int *used = varmap_get(&s->field_use, x);
+  bool narrowable = used && !varmap_get(&s->whole_use, x);
+  int kept = 0;
+  for (int i = 0; narrowable && i < rhs->type->n; i++)
+    kept += used[i] != 0;
+  narrowable = narrowable && kept < rhs->type->n;
+  Expr *n = ex_clone_shallow(s->a, rhs);
+  if (narrowable) {
+    Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(kept + 1));
+    for (int i = 0, k = 0; i < rhs->type->n; i++)
+      if (used[i])
+        ts[k++] = rhs->type->elems[i];
+    Type *narrowed = ty_tuple(s->a, kept, ts);
+    Expr *t0 = narrow_block(s, rhs->args[1], used, narrowed);
+    Expr *t1 = narrow_block(s, rhs->args[2], used, narrowed);
+    if (t0 && t1) {
+      release_dropped(s, rhs->args[1], used);
+      release_dropped(s, rhs->args[2], used);
+      n->args[1] = t0;
+      n->args[2] = t1;
+      n->type = narrowed;
+      x->type = narrowed;
+      *changed = true;
+    } else {
+      narrowable = false;
+    }
+  }
+  Expr *b1 = narrow_ifs(s, n->args[1], changed);
+  Expr *b2 = narrow_ifs(s, n->args[2], changed);
+  if (!narrowable && b1 == rhs->args[1] && b2 == rhs->args[2])
+    return rhs;
+  n->args[1] = b1;
+  n->args[2] = b2;
+  return n;
+}
+
 static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre) {
   if (expr_is_loop(rhs)) {
     Expr *nb = narrow_ifs(s, rhs->body, changed);
@@ -302,8 +377,8 @@ static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre)
     }
     int kept;
     bool narrowable = rhs->kind == E_SUM || rhs->kind == E_BUILD;
-    bool *used = narrowable && rhs->type->kind == TY_TUPLE ? dead_fields(s, x, rhs->type, &kept)
-                                                           : NULL;
+    int *used = narrowable && rhs->type->kind == TY_TUPLE ? dead_fields(s, x, rhs->type, &kept)
+                                                          : NULL;
     if (!used)
       return n;
     if (n == rhs)
@@ -323,44 +398,16 @@ static Expr *narrow_rhs(Dce *s, Var *x, Expr *rhs, bool *changed, Bindings *pre)
     *changed = true;
     return n;
   }
-  if (rhs->kind == E_IF) {
-    Expr *b1 = narrow_ifs(s, rhs->args[1], changed);
-    Expr *b2 = narrow_ifs(s, rhs->args[2], changed);
-    bool *used = varmap_get(&s->field_use, x);
-    bool narrowable = used && !varmap_get(&s->whole_use, x);
-    int kept = 0;
-    for (int i = 0; narrowable && i < rhs->type->n; i++)
-      kept += used[i];
-    narrowable = narrowable && kept < rhs->type->n;
-    if (b1 == rhs->args[1] && b2 == rhs->args[2] && !narrowable)
-      return rhs;
-    Expr *n = ex_clone_shallow(s->a, rhs);
-    n->args[1] = b1;
-    n->args[2] = b2;
-    if (!narrowable)
-      return n;
-    Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(kept + 1));
-    for (int i = 0, k = 0; i < rhs->type->n; i++)
-      if (used[i])
-        ts[k++] = rhs->type->elems[i];
-    Type *narrowed = ty_tuple(s->a, kept, ts);
-    Expr *t0 = narrow_block(s, n->args[1], used, narrowed);
-    Expr *t1 = narrow_block(s, n->args[2], used, narrowed);
-    if (!t0 || !t1)
-      return n;
-    n->args[1] = t0;
-    n->args[2] = t1;
-    n->type = narrowed;
-    x->type = narrowed;
-    *changed = true;
-    return n;
-  }
+  if (rhs->kind == E_IF)
+    return narrow_if(s, x, rhs, changed);
   if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR) {
-    bool *used = varmap_get(&s->field_use, rhs->args[0]->var);
+    int *used = varmap_get(&s->field_use, rhs->args[0]->var);
     if (used && !varmap_get(&s->whole_use, rhs->args[0]->var)) {
+      if (!used[rhs->index]) /* dead since the enclosing if dropped it */
+        return ex_zero(s->a, rhs->type);
       int k = 0;
       for (int i = 0; i < rhs->index; i++)
-        k += used[i];
+        k += used[i] != 0;
       if (k != rhs->index) {
         Expr *n = ex_clone_shallow(s->a, rhs);
         n->index = k;

@@ -222,6 +222,61 @@ static Expr *branch_rev(Rev *s, IfRev *info, int j, Expr *branch, Bindings *bpri
   return r;
 }
 
+/* An int computed by a comparison, logic or int arithmetic: cheaper to
+ * compute again than to carry out of the branch. */
+static bool is_cheap_int(const Expr *rhs) {
+  if (rhs->kind != E_PRIM || !rhs->type || rhs->type->kind != TY_INT)
+    return false;
+  PrimClass c = prim_info(rhs->op)->cls;
+  return c == PC_CMP || c == PC_LOGIC || c == PC_ARITH;
+}
+
+static Expr *bound_in(const Bindings *b, const Var *v) {
+  for (int i = 0; i < b->vars.len; i++)
+    if (b->vars.items[i] == v)
+      return b->rhss.items[i];
+  return NULL;
+}
+
+static bool args_bound_outside(const Bindings *b, const Expr *rhs) {
+  for (int i = 0; i < rhs->nargs; i++)
+    if (rhs->args[i]->kind == E_VAR && bound_in(b, rhs->args[i]->var))
+      return false;
+  return true;
+}
+
+/* Residuals of a branch that are cheap ints of values bound outside the if
+ * (typically the conditions of nested ifs) are computed again at the start
+ * of the reverse branch instead of being exported. Exported, each level
+ * of an else-if chain would pass on the conditions of all levels below
+ * it: quadratic code and tape. Returns the remaining residuals. */
+static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindings *bprimal,
+                                        PtrVec res) {
+  Bindings again = {0};
+  VarMap rename = {0};
+  PtrVec kept = {0};
+  for (int i = 0; i < res.len; i++) {
+    Var *r = res.items[i];
+    Expr *rhs = bound_in(bprimal, r);
+    if (rhs && is_cheap_int(rhs) && args_bound_outside(bprimal, rhs)) {
+      Expr *copy = bind(s, &again, r->name, ex_clone_shallow(s->a, rhs));
+      varmap_put(&rename, r, copy);
+    } else {
+      ptrvec_push(s->a, &kept, r);
+    }
+  }
+  if (again.vars.len) {
+    Bindings *rev = &info->rev[j];
+    for (int i = 0; i < rev->vars.len; i++)
+      bindings_push(s->a, &again, rev->vars.items[i], expr_subst(s->a, rev->rhss.items[i], &rename));
+    *rev = again;
+    for (int i = 0; i < info->outer_vals[j].len; i++)
+      info->outer_vals[j].items[i] = expr_subst(s->a, info->outer_vals[j].items[i], &rename);
+  }
+  varmap_free(&rename);
+  return kept;
+}
+
 static bool residuals_hold_arrays(const PtrVec *res) {
   for (int i = 0; i < res->len; i++)
     if (type_holds_array(((Var *)res->items[i])->type))
@@ -261,6 +316,7 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
       info->rev[j] = again;
       res[j] = (PtrVec){0};
     }
+    res[j] = recompute_cheap_residuals(s, info, j, &bprimal[j], res[j]);
   }
   /* Residual slots: branch 0's then branch 1's; the branch not taken fills
    * the other's slots with default values that are never read. */

@@ -280,18 +280,29 @@ void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx) {
 
 static Expr *subst_one(Arena *a, Expr *e, const VarMap *subst);
 
+/* Walks the chain without allocating until something changes: most of a
+ * function is untouched by a substitution, and copying every chain it
+ * visits made nested ifs cost memory quadratic in their depth. */
 static Expr *subst_chain(Arena *a, Expr *e, const VarMap *subst) {
-  Bindings b;
-  bindings_of(a, e, &b);
-  bool changed = false;
-  for (int i = 0; i < b.rhss.len; i++) {
-    Expr *r = subst_one(a, b.rhss.items[i], subst);
-    changed = changed || r != b.rhss.items[i];
-    b.rhss.items[i] = r;
+  Expr *p = e;
+  Expr *first = NULL;
+  for (; p->kind == E_LET; p = p->body) {
+    first = subst_one(a, p->args[0], subst);
+    if (first != p->args[0])
+      break;
   }
-  Expr *res = subst_one(a, b.result, subst);
-  if (!changed && res == b.result)
+  Expr *res = p->kind == E_LET ? NULL : subst_one(a, p, subst);
+  if (p->kind != E_LET && res == p)
     return e;
+  Bindings b = {0};
+  for (Expr *q = e; q != p; q = q->body)
+    bindings_push(a, &b, q->var, q->args[0]);
+  if (p->kind == E_LET) {
+    bindings_push(a, &b, p->var, first);
+    for (p = p->body; p->kind == E_LET; p = p->body)
+      bindings_push(a, &b, p->var, subst_one(a, p->args[0], subst));
+    res = subst_one(a, p, subst);
+  }
   return bindings_build(a, &b, res);
 }
 

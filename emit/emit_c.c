@@ -33,6 +33,8 @@ struct CVal {
   bool literal;     /* record built from `elems` (f$aug's tape) */
   const char *len;  /* array: C expression of its length, when known */
   bool writable;    /* array: ours to write (allocated here, or a home) */
+  bool zero_init;   /* scalar variable declared as zero */
+  bool zero_literal; /* the constant +0 */
 };
 
 typedef enum FnKind {
@@ -155,6 +157,19 @@ static void leaves_of(Arena *a, CVal *v, PtrVec *out) {
 
 /* -------------------------------------------------------------- values */
 
+static bool is_zero_const(const Expr *c) {
+  if (c->kind != E_CONST)
+    return false;
+  return c->type->kind == TY_INT ? c->ival == 0 : c->fval == 0 && !signbit(c->fval);
+}
+
+static Expr *block_result(Expr *block) {
+  while (block->kind == E_LET)
+    block = block->body;
+  return block;
+}
+
+
 static CVal *cv_scalar(Em *e, Type *t, const char *expr) {
   CVal *v = arena_alloc(e->a, sizeof *v);
   v->type = t;
@@ -204,6 +219,17 @@ static CVal *field_of(Em *e, CVal *tup, int index) {
   return record_part(e, tup, tup->type->elems[index], &leaf);
 }
 
+static const char *zero_of_type(Em *e, const Type *t) {
+  switch (t->kind) {
+  case TY_F32:
+    return "0.0f";
+  case TY_INT:
+    return "0";
+  default:
+    return "0.0";
+  }
+}
+
 static const char *literal(Em *e, const Expr *c) {
   if (c->type->kind == TY_INT) {
     if (c->ival == -2147483648LL)
@@ -239,8 +265,11 @@ static CVal *cval_of(Em *e, Expr *atom) {
     CVal *v = varmap_get(&e->vals, atom->var);
     return v ? v : cv_scalar(e, atom->type, name_of(e, atom->var));
   }
-  case E_CONST:
-    return cv_scalar(e, atom->type, literal(e, atom));
+  case E_CONST: {
+    CVal *c = cv_scalar(e, atom->type, literal(e, atom));
+    c->zero_literal = is_zero_const(atom);
+    return c;
+  }
   default: /* E_ZERO of a record: a default that is never read */
     return cv_record(e, atom->type, NULL, NULL);
   }
@@ -250,10 +279,14 @@ static const char *scalar_text(Em *e, Expr *atom) { return cval_of(e, atom)->exp
 
 /* --------------------------------------------------------------- output */
 
+/* Deeper code is not indented further: the text of a function nested n
+ * levels deep would otherwise grow with n squared. */
+enum { MAX_INDENT = 24 };
+
 static void line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void line(Em *e, const char *fmt, ...) {
-  for (int i = 0; i < e->indent; i++)
+  for (int i = 0; i < e->indent && i < MAX_INDENT; i++)
     sb_puts(e->out, "  ");
   va_list ap;
   va_start(ap, fmt);
@@ -299,6 +332,8 @@ static void assign(Em *e, CVal *dst, CVal *src) {
     CVal *dl = d.items[i], *sl = s.items[i];
     if (!sl->expr || (dl->expr && strcmp(dl->expr, sl->expr) == 0))
       continue; /* default value, or already written in place */
+    if (dl->zero_init && sl->zero_literal)
+      continue; /* declared zero */
     line(e, "%s = %s;", dl->expr, sl->expr);
   }
 }
@@ -324,8 +359,29 @@ static void set_home(Em *e, Expr *atom, Var *owner, int leaf, CVal *fixed) {
   varmap_put(&e->homes, atom->var, h);
 }
 
+/* A scalar leaf of an inner if's result that the branch only passes on
+ * into its own result is written by the inner if straight into the outer
+ * if's result variable: without this, each level of an else-if chain would
+ * copy every residual of the levels below it (quadratic code). */
+static bool projects_inner_if(Expr *branch, Expr *atom) {
+  if (atom->kind != E_VAR || atom->type->kind == TY_TUPLE || atom->type->kind == TY_ARRAY)
+    return false;
+  Expr *get = bound_rhs(branch, atom);
+  if (!get || get->kind != E_GET || get->args[0]->kind != E_VAR)
+    return false;
+  Expr *producer = bound_rhs(branch, get->args[0]);
+  return producer && producer->kind == E_IF;
+}
+
+static void set_scalar_home(Em *e, Var *v, Var *owner, int leaf) {
+  Home *h = arena_alloc(e->a, sizeof *h);
+  h->owner = owner;
+  h->leaf = leaf;
+  varmap_put(&e->homes, v, h);
+}
+
 /* Records placed in the result tuple of an if branch live in the if's
- * result variables. */
+ * result variables, and so do scalars passed on from an inner if. */
 static void find_homes(Em *e, Expr *block) {
   for (Expr *b = block; b->kind == E_LET; b = b->body) {
     Expr *rhs = b->args[0];
@@ -342,12 +398,28 @@ static void find_homes(Em *e, Expr *block) {
         continue;
       int leaf = 0;
       for (int i = 0; i < tup->nargs; i++) {
-        if (is_leaf(tup->args[i]->type))
+        if (is_leaf(tup->args[i]->type)) {
           set_home(e, tup->args[i], b->var, leaf, NULL);
+          if (projects_inner_if(br, tup->args[i]))
+            set_scalar_home(e, tup->args[i]->var, b->var, leaf);
+        }
         leaf += leaf_count(rhs->type->elems[i]);
       }
     }
   }
+}
+
+/* Leaf `index` of v in order, or NULL. */
+static CVal *leaf_at(CVal *v, int index) {
+  if (is_leaf(v->type))
+    return index == 0 ? v : NULL;
+  for (int i = 0; i < v->n; i++) {
+    int k = leaf_count(v->elems[i]->type);
+    if (index < k)
+      return leaf_at(v->elems[i], index);
+    index -= k;
+  }
+  return NULL;
 }
 
 static CVal *home_of(Em *e, Var *v) {
@@ -359,9 +431,7 @@ static CVal *home_of(Em *e, Var *v) {
   CVal *owner = varmap_get(&e->vals, h->owner);
   if (!owner)
     return NULL;
-  PtrVec ls = {0};
-  leaves_of(e->a, owner, &ls);
-  return h->leaf < ls.len ? ls.items[h->leaf] : NULL;
+  return leaf_at(owner, h->leaf);
 }
 
 /* ------------------------------------------------------------ bindings */
@@ -480,32 +550,57 @@ static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
   free(b.data);
 }
 
-/* The home of the variable that projects field `index` of `tuple` in the
- * rest of the block, if it has one. */
-static CVal *projection_home(Em *e, Expr *rest, Var *tuple, int index) {
+/* For each field of `tuple`, the home of the first variable that projects
+ * it in the rest of the block, if it has one (one pass over the block). */
+static CVal **projection_homes(Em *e, Expr *rest, Var *tuple, int nfields) {
+  CVal **homes = arena_alloc(e->a, sizeof(CVal *) * (size_t)(nfields ? nfields : 1));
+  bool *seen = arena_alloc(e->a, sizeof(bool) * (size_t)(nfields ? nfields : 1));
   for (Expr *b = rest; b->kind == E_LET; b = b->body) {
     Expr *r = b->args[0];
-    if (r->kind == E_GET && r->index == index && r->args[0]->kind == E_VAR &&
-        r->args[0]->var == tuple)
-      return home_of(e, b->var);
+    if (r->kind == E_GET && r->args[0]->kind == E_VAR && r->args[0]->var == tuple &&
+        r->index < nfields && !seen[r->index]) {
+      seen[r->index] = true;
+      homes[r->index] = home_of(e, b->var);
+    }
   }
-  return NULL;
+  return homes;
+}
+
+
+/* Field i of an if's result is a literal zero in some branch: declaring it
+ * zero saves that branch an assignment (residuals a branch does not have
+ * are zeros in it, one per level of nesting otherwise). */
+static bool is_zero_default(Expr *rhs, int i) {
+  if (rhs->type->elems[i]->kind == TY_TUPLE || rhs->type->elems[i]->kind == TY_ARRAY)
+    return false;
+  for (int j = 1; j <= 2; j++) {
+    Expr *tup = bound_rhs(rhs->args[j], block_result(rhs->args[j]));
+    if (tup && tup->kind == E_TUPLE && tup->nargs == rhs->type->n && is_zero_const(tup->args[i]))
+      return true;
+  }
+  return false;
 }
 
 /* The result variables of an if; a record field that ends up in a home is
  * written there directly by the branch that produces it, so the other
  * branch leaves it alone and no uninitialised copy is ever made. */
-static CVal *declare_if_result(Em *e, Var *x, Type *t, Expr *rest) {
+static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  Type *t = rhs->type;
   if (is_leaf(t))
     return declare(e, t, name_of(e, x));
   CVal *v = cv_scalar(e, t, NULL);
   v->n = t->n;
   v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  CVal **homes = projection_homes(e, rest, x, t->n);
   for (int i = 0; i < t->n; i++) {
-    CVal *home = t->elems[i]->kind == TY_TUPLE && t->elems[i]->name
-                     ? projection_home(e, rest, x, i) : NULL;
+    CVal *home = is_leaf(t->elems[i]) && t->elems[i]->kind != TY_ARRAY ? homes[i] : NULL;
     if (home) {
       v->elems[i] = home;
+    } else if (is_zero_default(rhs, i)) {
+      const char *n = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_%d", name_of(e, x), i));
+      line(e, "%s %s = %s;", c_type(e->a, t->elems[i]), n, zero_of_type(e, t->elems[i]));
+      v->elems[i] = cv_scalar(e, t->elems[i], n);
+      v->elems[i]->zero_init = true;
     } else if (t->elems[i]->kind == TY_TUPLE && t->elems[i]->name) {
       /* a callee's tape set by one branch only: the other leaves it empty,
        * and copying it on must not read an uninitialised struct */
@@ -533,7 +628,7 @@ static void emit_branch(Em *e, Expr *block, CVal *res) {
 }
 
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
-  CVal *res = declare_if_result(e, x, rhs->type, rest);
+  CVal *res = declare_if_result(e, x, rhs, rest);
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
   emit_branch(e, rhs->args[1], res);
@@ -627,16 +722,6 @@ static void close_scope(Em *e, PtrVec *saved) {
     e->frees = saved;
 }
 
-static const char *zero_of_type(Em *e, const Type *t) {
-  switch (t->kind) {
-  case TY_F32:
-    return "0.0f";
-  case TY_INT:
-    return "0";
-  default:
-    return "0.0";
-  }
-}
 
 /* A new array of n elements of type elem (zeroed when asked). */
 static CVal *new_array(Em *e, Type *t, const char *base, const char *n, bool zero) {
@@ -668,8 +753,9 @@ static CVal *build_result(Em *e, Var *x, Type *t, const char *n, Expr *rest) {
   CVal *v = cv_scalar(e, t, NULL);
   v->n = t->n;
   v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  CVal **homes = projection_homes(e, rest, x, t->n);
   for (int i = 0; i < t->n; i++) {
-    CVal *home = projection_home(e, rest, x, i);
+    CVal *home = homes[i];
     if (home) {
       v->elems[i] = cv_scalar(e, t->elems[i], home->expr);
       v->elems[i]->len = n;
@@ -903,11 +989,6 @@ static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   return r;
 }
 
-static Expr *block_result(Expr *block) {
-  while (block->kind == E_LET)
-    block = block->body;
-  return block;
-}
 
 /* ----------------------------------------------------------- functions */
 

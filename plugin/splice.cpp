@@ -27,6 +27,31 @@ static std::string quoted(const std::string &s) {
   return out;
 }
 
+// The deepest nesting of ( [ { in generated C (which has no brackets in
+// its comments, and none in its string literals that matter: those are
+// skipped).
+static unsigned bracketDepth(const std::string &s) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < s.size(); i++) {
+    char c = s[i];
+    if (inString) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '(' || c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == ')' || c == ']' || c == '}') && depth)
+      depth--;
+  }
+  return deepest;
+}
+
 Splicer::Splicer(clang::CompilerInstance &ci, std::string generatedName,
                  std::string inputName)
     : ci(ci), name(std::move(generatedName)) {
@@ -60,6 +85,18 @@ bool Splicer::spliceAfter(const clang::FunctionDecl *fd,
   std::string chunk = text;
   if (chunk.empty() || chunk.back() != '\n')
     chunk += '\n';
+  // An else-if chain is flat in the source but nested in C blocks here:
+  // clang's bracket limit (default 256) must not reject what the user's
+  // source was allowed to say. The limit is raised for the rest of this
+  // translation unit only, and the generated file says what it needs.
+  unsigned depth = bracketDepth(chunk);
+  clang::LangOptions &lang = ci.getLangOpts();
+  if (depth >= lang.BracketDepth) {
+    lang.BracketDepth = depth + 1;
+    chunk = "/* chad: nested " + std::to_string(depth) +
+            " deep: compiling this file alone needs -fbracket-depth=" +
+            std::to_string(depth + 1) + " */\n" + chunk;
+  }
   all += "/* after '" + fd->getNameAsString() + "'";
   if (where.isValid())
     all += std::string(" (") + where.getFilename() + ":" +
