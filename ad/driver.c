@@ -69,9 +69,40 @@ static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
   return true;
 }
 
+/* Branches and loops nested deeper than this are refused. Each level's
+ * derivative still costs time proportional to the levels inside it, and
+ * C compilers' own limits are near: clang overflows its stack parsing a
+ * few thousand nested blocks. Real code stays far below. */
+enum { MAX_NESTING = 1000 };
+
+/* The first if or loop nested more than MAX_NESTING deep in e, or NULL. */
+static const Expr *too_deep(const Expr *e, int depth) {
+  for (; e->kind == E_LET; e = e->body) {
+    const Expr *d = too_deep(e->args[0], depth);
+    if (d)
+      return d;
+  }
+  bool nests = e->kind == E_IF || expr_is_loop(e);
+  if (nests && depth == MAX_NESTING)
+    return e;
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *d = too_deep(e->args[i], depth + (nests && i > 0));
+    if (d)
+      return d;
+  }
+  return expr_is_loop(e) ? too_deep(e->body, depth + 1) : NULL;
+}
+
 bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!check_func(m, f, CHECK_SOURCE, err))
     return false;
+  const Expr *deep = too_deep(f->body, 0);
+  if (deep) {
+    diag_set(err, deep->loc,
+             "branches and loops nest more than %d levels deep here (chad's limit)",
+             MAX_NESTING);
+    return false;
+  }
   dump_func(opt, "lowered IR", f);
   Func *fa = anf_func(m, f);
   if (!check_stage(m, fa, CHECK_SOURCE, "ANF", err))

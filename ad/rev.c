@@ -222,13 +222,16 @@ static Expr *branch_rev(Rev *s, IfRev *info, int j, Expr *branch, Bindings *bpri
   return r;
 }
 
-/* An int computed by a comparison, logic or int arithmetic: cheaper to
- * compute again than to carry out of the branch. */
-static bool is_cheap_int(const Expr *rhs) {
-  if (rhs->kind != E_PRIM || !rhs->type || rhs->type->kind != TY_INT)
+/* An int computed by a comparison, logic or int arithmetic, or float
+ * arithmetic that C cannot contract with a neighbour (so that computing it
+ * again gives the same bits): cheaper to compute again than to carry. */
+static bool is_cheap(const Expr *rhs) {
+  if (rhs->kind != E_PRIM || !rhs->type)
     return false;
   PrimClass c = prim_info(rhs->op)->cls;
-  return c == PC_CMP || c == PC_LOGIC || c == PC_ARITH;
+  if (rhs->type->kind == TY_INT)
+    return c == PC_CMP || c == PC_LOGIC || c == PC_ARITH;
+  return c == PC_ARITH && !rhs->contract;
 }
 
 static Expr *bound_in(const Bindings *b, const Var *v) {
@@ -238,42 +241,73 @@ static Expr *bound_in(const Bindings *b, const Var *v) {
   return NULL;
 }
 
-static bool args_bound_outside(const Bindings *b, const Expr *rhs) {
-  for (int i = 0; i < rhs->nargs; i++)
-    if (rhs->args[i]->kind == E_VAR && bound_in(b, rhs->args[i]->var))
+static void note_ref(Var *v, void *ctx) { varmap_put(ctx, v, v); }
+
+enum { RECOMPUTE_DEPTH = 8 };
+
+/* Whether v, bound in branch b, can be computed again from values bound
+ * outside the if: by cheap primitives, or by one the primal branch does
+ * not use itself (a partial derivative such as cos x: the work moves from
+ * the primal to the reverse branch rather than repeating). */
+static bool can_recompute(const Bindings *b, const VarMap *primal_refs, Var *v, int depth) {
+  Expr *rhs = bound_in(b, v);
+  if (!rhs || rhs->kind != E_PRIM || depth > RECOMPUTE_DEPTH)
+    return false;
+  if (!is_cheap(rhs) && varmap_has(primal_refs, v))
+    return false;
+  for (int i = 0; i < rhs->nargs; i++) {
+    Expr *a = rhs->args[i];
+    if (a->kind == E_VAR && bound_in(b, a->var) &&
+        !can_recompute(b, primal_refs, a->var, depth + 1))
       return false;
+  }
   return true;
 }
 
-/* Residuals of a branch that are cheap ints of values bound outside the if
- * (typically the conditions of nested ifs) are computed again at the start
- * of the reverse branch instead of being exported. Exported, each level
- * of an else-if chain would pass on the conditions of all levels below
- * it: quadratic code and tape. Returns the remaining residuals. */
+/* Binds in `again` a copy of v's computation (and of what it needs). */
+static Expr *recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMap *copies) {
+  Expr *done = varmap_get(copies, v);
+  if (done)
+    return done;
+  Expr *copy = ex_clone_shallow(s->a, bound_in(b, v));
+  for (int i = 0; i < copy->nargs; i++)
+    if (copy->args[i]->kind == E_VAR && bound_in(b, copy->args[i]->var))
+      copy->args[i] = recompute(s, b, copy->args[i]->var, again, copies);
+  Expr *nv = bind(s, again, v->name, copy);
+  varmap_put(copies, v, nv);
+  return nv;
+}
+
+/* Residuals of a branch that can be computed again from values bound
+ * outside the if are, at the start of the reverse branch, instead of being
+ * exported. Exported, each level of an else-if chain would pass on the
+ * residuals of all the levels below it (the conditions of the nested ifs,
+ * at least): code and tape quadratic in the depth. Returns the residuals
+ * still to export. */
 static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindings *bprimal,
                                         PtrVec res) {
   Bindings again = {0};
-  VarMap rename = {0};
+  VarMap copies = {0}, primal_refs = {0};
   PtrVec kept = {0};
+  for (int i = 0; i < bprimal->rhss.len; i++)
+    expr_visit_vars(bprimal->rhss.items[i], note_ref, &primal_refs);
   for (int i = 0; i < res.len; i++) {
     Var *r = res.items[i];
-    Expr *rhs = bound_in(bprimal, r);
-    if (rhs && is_cheap_int(rhs) && args_bound_outside(bprimal, rhs)) {
-      Expr *copy = bind(s, &again, r->name, ex_clone_shallow(s->a, rhs));
-      varmap_put(&rename, r, copy);
-    } else {
+    if (can_recompute(bprimal, &primal_refs, r, 0))
+      recompute(s, bprimal, r, &again, &copies);
+    else
       ptrvec_push(s->a, &kept, r);
-    }
   }
   if (again.vars.len) {
     Bindings *rev = &info->rev[j];
     for (int i = 0; i < rev->vars.len; i++)
-      bindings_push(s->a, &again, rev->vars.items[i], expr_subst(s->a, rev->rhss.items[i], &rename));
+      bindings_push(s->a, &again, rev->vars.items[i], expr_subst(s->a, rev->rhss.items[i], &copies));
     *rev = again;
     for (int i = 0; i < info->outer_vals[j].len; i++)
-      info->outer_vals[j].items[i] = expr_subst(s->a, info->outer_vals[j].items[i], &rename);
+      info->outer_vals[j].items[i] = expr_subst(s->a, info->outer_vals[j].items[i], &copies);
   }
-  varmap_free(&rename);
+  varmap_free(&copies);
+  varmap_free(&primal_refs);
   return kept;
 }
 

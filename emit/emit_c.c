@@ -632,8 +632,16 @@ static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
   emit_branch(e, rhs->args[1], res);
-  line(e, "} else {");
+  /* an else that has nothing to do (its results are in place) is left out */
+  StrBuf *out = e->out, other = {0};
+  e->out = &other;
   emit_branch(e, rhs->args[2], res);
+  e->out = out;
+  if (other.len) {
+    line(e, "} else {");
+    sb_puts(e->out, other.data);
+  }
+  free(other.data);
   line(e, "}");
 }
 
