@@ -285,12 +285,13 @@ static Expr *recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMa
  * at least): code and tape quadratic in the depth. Returns the residuals
  * still to export. */
 static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindings *bprimal,
-                                        PtrVec res) {
+                                        Expr *result, PtrVec res) {
   Bindings again = {0};
   VarMap copies = {0}, primal_refs = {0};
   PtrVec kept = {0};
   for (int i = 0; i < bprimal->rhss.len; i++)
     expr_visit_vars(bprimal->rhss.items[i], note_ref, &primal_refs);
+  expr_visit_vars(result, note_ref, &primal_refs);
   for (int i = 0; i < res.len; i++) {
     Var *r = res.items[i];
     if (can_recompute(bprimal, &primal_refs, r, 0))
@@ -350,7 +351,7 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
       info->rev[j] = again;
       res[j] = (PtrVec){0};
     }
-    res[j] = recompute_cheap_residuals(s, info, j, &bprimal[j], res[j]);
+    res[j] = recompute_cheap_residuals(s, info, j, &bprimal[j], result[j], res[j]);
   }
   /* Residual slots: branch 0's then branch 1's; the branch not taken fills
    * the other's slots with default values that are never read. */

@@ -316,6 +316,8 @@ def main():
     opts.known = read_known()
     if not os.path.exists(opts.plugin):
         sys.exit("run.py: plugin %s not found (--plugin or CHAD_PLUGIN)" % opts.plugin)
+    if opts.tmp:
+        os.makedirs(opts.tmp, exist_ok=True)
     t0 = time.time()
     seeds = range(opts.start, opts.start + opts.count)
     counts, failures, known_hit = {}, [], []

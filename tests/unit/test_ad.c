@@ -608,6 +608,56 @@ static void test_code_size(void) {
   printf("\n");
 }
 
+/* ------------------------------------------------ nested branches */
+
+/* An else-if chain of `depth` cases, case k: x < k/8 -> sin(x / k), whose
+ * reverse needs residuals computed from x only (the condition, x / k and
+ * cos(x / k), which the primal does not use): the reverse branches compute
+ * those again, so the tape of f$aug holds a fixed number of fields at
+ * every depth instead of every level's residuals. With `shared`, case k is
+ * sin(x) * (x / k): sin(x) is a value the primal needs too, so it is
+ * carried out (one tape field per case). */
+static int chain_tape_fields(int depth, bool shared) {
+  size_t cap = 256 + (size_t)depth * 160, len = 0;
+  char *text = malloc(cap);
+  len += (size_t)snprintf(text + len, cap - len, "(def f f64 ((x f64))\n  ");
+  for (int k = 1; k <= depth; k++)
+    len += (size_t)snprintf(text + len, cap - len,
+                            shared ? "(if (lt x (div %d.0 8.0)) (mul (sin x) (div x %d.0)) "
+                                   : "(if (lt x (div %d.0 8.0)) (sin (div x %d.0)) ",
+                            k, k);
+  len += (size_t)snprintf(text + len, cap - len, "(exp x)");
+  for (int k = 1; k <= depth; k++)
+    len += (size_t)snprintf(text + len, cap - len, ")");
+  snprintf(text + len, cap - len, ")\n");
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "else-if chain");
+  Func *aug = module_find(m, "f$aug");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(aug);
+  int fields = aug->ret->elems[1]->n;
+  for (int k = -3; k <= depth + 3; k += 7) { /* halfway between two k/8 */
+    Point p = {.fname = "f", .n = 1, .args = {{.x = (k + 0.5) / 8.0}}};
+    check_point(m, &p, false);
+  }
+  module_free(m);
+  free(text);
+  return fields;
+}
+
+static void test_else_if_tape(void) {
+  int t4 = chain_tape_fields(4, false), t40 = chain_tape_fields(40, false),
+      t400 = chain_tape_fields(400, false);
+  printf("\n  tape fields of an else-if chain of 4, 40, 400 cases: %d %d %d", t4, t40, t400);
+  /* x, the first condition, exp(x) of the last case; from depth 8 on
+   * also 1.0/8.0, which CSE shares between the first condition and the
+   * derivative of x / 8 */
+  CU_ASSERT(t4 == 3 && t40 == 4);
+  CU_ASSERT(t400 == t40);
+  int s4 = chain_tape_fields(4, true), s40 = chain_tape_fields(40, true);
+  printf("\n  ... with a residual the primal shares: %d %d\n", s4, s40);
+  CU_ASSERT(s40 - s4 == 36 + 1);
+}
+
 /* ------------------------------------------------------ call chains */
 
 typedef struct CallCount {
@@ -681,6 +731,7 @@ int main(void) {
   CU_add_test(l, "semantics of apply against matrix algebra", test_linmap_semantics);
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);
   CU_add_test(s, "call chain: O(k) callee runs", test_call_chain);
+  CU_add_test(s, "else-if chain: tape independent of depth", test_else_if_tape);
   CU_pSuite z = CU_add_suite("code size", NULL, NULL);
   CU_add_test(z, "emitted C grows linearly with the program", test_code_size);
   return support_run_all();
