@@ -120,14 +120,7 @@ static bool is_tangent_type(const Type *t) {
 }
 
 static bool contains_lin(const Type *t) {
-  if (!t)
-    return false;
-  if (t->kind == TY_LIN)
-    return true;
-  for (int i = 0; t->kind == TY_TUPLE && i < t->n; i++)
-    if (contains_lin(t->elems[i]))
-      return true;
-  return false;
+  return t && (t->kind == TY_LIN || (t->kind == TY_TUPLE && t->has_lin));
 }
 
 static bool is_lin_kind(ExprKind k) { return k >= E_LZERO && k <= E_LCALL; }

@@ -120,8 +120,10 @@ Type *ty_record(Arena *a, const char *name, int n, Type **elems) {
   t->n = n;
   t->name = name ? arena_strdup(a, name) : NULL;
   t->elems = arena_alloc(a, sizeof(Type *) * (size_t)(n ? n : 1));
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     t->elems[i] = elems[i];
+    t->has_lin = t->has_lin || elems[i]->kind == TY_LIN || elems[i]->has_lin;
+  }
   return t;
 }
 

@@ -74,6 +74,9 @@ struct Type {
   const char *name; /* TY_TUPLE: record name, NULL for a plain tuple */
   Type *dom, *cod;  /* TY_LIN: domain and codomain */
   Type *elem;       /* TY_ARRAY: element type */
+  bool has_lin;     /* TY_TUPLE: some element is or holds a linear map (set
+                       by the constructor: types are immutable, and the
+                       checker asks this of every node) */
 };
 
 Type *ty_f64(void); /* shared, immutable scalar singletons */
