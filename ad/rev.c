@@ -264,18 +264,17 @@ static bool can_recompute(const Bindings *b, const VarMap *primal_refs, Var *v, 
   return true;
 }
 
-/* Binds in `again` a copy of v's computation (and of what it needs). */
-static Expr *recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMap *copies) {
-  Expr *done = varmap_get(copies, v);
-  if (done)
-    return done;
-  Expr *copy = ex_clone_shallow(s->a, bound_in(b, v));
-  for (int i = 0; i < copy->nargs; i++)
-    if (copy->args[i]->kind == E_VAR && bound_in(b, copy->args[i]->var))
-      copy->args[i] = recompute(s, b, copy->args[i]->var, again, copies);
-  Expr *nv = bind(s, again, v->name, copy);
-  varmap_put(copies, v, nv);
-  return nv;
+/* Binds in `again` v's computation again (after what it needs), to v
+ * itself: the reverse branch is another scope (ANF renames it apart). */
+static void recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMap *done) {
+  if (varmap_has(done, v))
+    return;
+  varmap_put(done, v, v);
+  Expr *rhs = bound_in(b, v);
+  for (int i = 0; i < rhs->nargs; i++)
+    if (rhs->args[i]->kind == E_VAR && bound_in(b, rhs->args[i]->var))
+      recompute(s, b, rhs->args[i]->var, again, done);
+  bindings_push(s->a, again, v, ex_clone_shallow(s->a, rhs));
 }
 
 /* Residuals of a branch that can be computed again from values bound
@@ -287,7 +286,7 @@ static Expr *recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMa
 static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindings *bprimal,
                                         Expr *result, PtrVec res) {
   Bindings again = {0};
-  VarMap copies = {0}, primal_refs = {0};
+  VarMap done = {0}, primal_refs = {0};
   PtrVec kept = {0};
   for (int i = 0; i < bprimal->rhss.len; i++)
     expr_visit_vars(bprimal->rhss.items[i], note_ref, &primal_refs);
@@ -295,19 +294,17 @@ static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindin
   for (int i = 0; i < res.len; i++) {
     Var *r = res.items[i];
     if (can_recompute(bprimal, &primal_refs, r, 0))
-      recompute(s, bprimal, r, &again, &copies);
+      recompute(s, bprimal, r, &again, &done);
     else
       ptrvec_push(s->a, &kept, r);
   }
   if (again.vars.len) {
     Bindings *rev = &info->rev[j];
     for (int i = 0; i < rev->vars.len; i++)
-      bindings_push(s->a, &again, rev->vars.items[i], expr_subst(s->a, rev->rhss.items[i], &copies));
+      bindings_push(s->a, &again, rev->vars.items[i], rev->rhss.items[i]);
     *rev = again;
-    for (int i = 0; i < info->outer_vals[j].len; i++)
-      info->outer_vals[j].items[i] = expr_subst(s->a, info->outer_vals[j].items[i], &copies);
   }
-  varmap_free(&copies);
+  varmap_free(&done);
   varmap_free(&primal_refs);
   return kept;
 }
@@ -353,43 +350,74 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     }
     res[j] = recompute_cheap_residuals(s, info, j, &bprimal[j], result[j], res[j]);
   }
-  /* Residual slots: branch 0's then branch 1's; the branch not taken fills
-   * the other's slots with default values that are never read. */
-  PtrVec all = {0};
-  for (int j = 0; j < 2; j++)
-    for (int i = 0; i < res[j].len; i++)
-      ptrvec_push(s->a, &all, res[j].items[i]);
-  Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(all.len + 1));
+  /* Residual slots. Only one branch runs, so a residual of each branch can
+   * share a slot of their type: the reverse if reads a slot only in the
+   * branch that wrote it. (Without sharing, each level of an else-if chain
+   * carried a slot for every level below it.) The branch not taken leaves
+   * default values in the slots it does not use. */
+  PtrVec slot_types = {0};
+  int *slot_of[2];
+  for (int j = 0; j < 2; j++) {
+    slot_of[j] = arena_alloc(s->a, sizeof(int) * (size_t)(res[j].len + 1));
+    int first_new = slot_types.len; /* slots before this are branch 0's */
+    for (int i = 0; i < res[j].len; i++) {
+      Type *t = ((Var *)res[j].items[i])->type;
+      int slot = -1;
+      for (int k = 0; k < first_new && slot < 0; k++) {
+        bool taken = false;
+        for (int q = 0; q < i && !taken; q++)
+          taken = slot_of[j][q] == k;
+        if (!taken && type_eq(slot_types.items[k], t))
+          slot = k;
+      }
+      if (slot < 0) {
+        slot = slot_types.len;
+        ptrvec_push(s->a, &slot_types, t);
+      }
+      slot_of[j][i] = slot;
+    }
+  }
+  int nslots = slot_types.len;
+  Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(nslots + 1));
   types[0] = rhs->type;
+  for (int k = 0; k < nslots; k++)
+    types[k + 1] = slot_types.items[k];
   Expr *branches[2];
   for (int j = 0; j < 2; j++) {
-    Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)(all.len + 1));
+    Expr **elems = arena_alloc(s->a, sizeof(Expr *) * (size_t)(nslots + 1));
     elems[0] = result[j];
-    for (int i = 0; i < all.len; i++) {
-      Var *r = all.items[i];
-      types[i + 1] = r->type;
-      elems[i + 1] = contains_var(&res[j], r) ? ex_var(s->a, r) : ex_zero(s->a, r->type);
-    }
-    branches[j] = bindings_build(s->a, &bprimal[j], ex_tuple(s->a, all.len + 1, elems));
+    for (int k = 0; k < nslots; k++)
+      elems[k + 1] = ex_zero(s->a, types[k + 1]);
+    for (int i = 0; i < res[j].len; i++)
+      elems[slot_of[j][i] + 1] = ex_var(s->a, res[j].items[i]);
+    branches[j] = bindings_build(s->a, &bprimal[j], ex_tuple(s->a, nslots + 1, elems));
   }
   Expr *iff = ex_if(s->a, rhs->args[0], branches[0], branches[1]);
-  iff->type = ty_tuple(s->a, all.len + 1, types);
+  iff->type = ty_tuple(s->a, nslots + 1, types);
   iff->loc = rhs->loc;
   Expr *pr = bind(s, primal, arena_printf(s->a, "%s_if", x->name), iff);
   bindings_push(s->a, primal, x, ex_get(s->a, 0, pr));
-  VarMap rename = {0};
-  for (int i = 0; i < all.len; i++) {
-    Var *r = all.items[i];
-    Expr *outer = bind(s, primal, r->name, ex_get(s->a, i + 1, pr));
-    varmap_put(&rename, r, outer);
-  }
+  Expr **outer = arena_alloc(s->a, sizeof(Expr *) * (size_t)(nslots + 1));
+  for (int j = 0; j < 2; j++)
+    for (int i = 0; i < res[j].len; i++) {
+      int k = slot_of[j][i];
+      if (!outer[k])
+        outer[k] = bind(s, primal, ((Var *)res[j].items[i])->name, ex_get(s->a, k + 1, pr));
+    }
+  /* The reverse branch binds each residual again, to its slot: the same
+   * variable in another scope (ANF renames it apart later). Substituting
+   * instead would rebuild the reverse code of every if nested inside, at
+   * every level of the nest. */
   for (int j = 0; j < 2; j++) {
-    for (int i = 0; i < info->rev[j].rhss.len; i++)
-      info->rev[j].rhss.items[i] = expr_subst(s->a, info->rev[j].rhss.items[i], &rename);
-    for (int i = 0; i < info->outer_vals[j].len; i++)
-      info->outer_vals[j].items[i] = expr_subst(s->a, info->outer_vals[j].items[i], &rename);
+    if (!res[j].len)
+      continue;
+    Bindings head = {0};
+    for (int i = 0; i < res[j].len; i++)
+      bindings_push(s->a, &head, res[j].items[i], outer[slot_of[j][i]]);
+    for (int i = 0; i < info->rev[j].vars.len; i++)
+      bindings_push(s->a, &head, info->rev[j].vars.items[i], info->rev[j].rhss.items[i]);
+    info->rev[j] = head;
   }
-  varmap_free(&rename);
   varmap_put(&s->if_rev, x, info);
 }
 
