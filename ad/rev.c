@@ -21,6 +21,11 @@
  *    residuals its branch's reverse sweep needs (the defunctionalised
  *    backpropagator), and the reverse sweep has an `if` on the same
  *    condition whose branches return the contributions to outer variables.
+ *    The residuals are a sum type in effect: the two branches share slots.
+ *    Residuals that primitives can compute again from values outside the
+ *    if (conditions, cheap arithmetic, partials the primal does not use)
+ *    are computed in the reverse branch instead, so that a nest of n ifs
+ *    does not carry the residuals of every level through every level.
  *
  * Linear maps are left in the output for linmap_eliminate. */
 #include <string.h>

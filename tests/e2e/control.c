@@ -127,6 +127,22 @@ double smoothstep(double x) {
         return x * x * (3 - 2 * x);
 }
 
+/* A piecewise model: every case keeps values for the reverse sweep (exp,
+ * a product, a quotient), conditions on a derived value, and a chain of
+ * ?: nested in then-position. The cases share residual slots. */
+__attribute__((differentiable))
+double piecewise(double x, double y) {
+    double t = x * y, r;
+    if (t < -1.0) r = exp(t) * y;
+    else if (t < -0.25) r = log(1.5 + t) * x;
+    else if (t < 0.25) r = sin(x) * cos(y) / (1.0 + t * t);
+    else if (t < 1.0) r = sqrt(t) * exp(-x);
+    else if (x > 2.0) r = atan(t) * x * x;
+    else r = t * t * t;
+    double u = y > 0 ? x > 0 ? r * exp(y) : r / (1.0 + y) : r * x;
+    return u + r;
+}
+
 GC_WRAP2(compare)
 GC_WRAP2(compare_values)
 GC_WRAP2(logic)
@@ -138,6 +154,7 @@ GC_WRAP1(abs_cond)
 GC_WRAP2(sign_mul)
 GC_WRAP2(early)
 GC_WRAP1(smoothstep)
+GC_WRAP2(piecewise)
 
 int main(void) {
     GC_CHECK(compare, 2, 0.5, 1.5, 1.5, 0.5, -2.0, -1.0, 3.0, -4.0);
@@ -154,5 +171,7 @@ int main(void) {
     /* every exit of early */
     GC_CHECK(early, 2, -2.0, 1.5, 1.5, 2.5, 1.0, 4.0, 1.5, -2.0, 0.5, 0.5);
     GC_CHECK(smoothstep, 1, -0.5, 0.25, 0.5, 0.875, 1.5);
+    GC_CHECK(piecewise, 2, -1.5, 1.5, 1.2, -0.5, 0.3, 0.4, -0.7, -0.6, 1.1, 0.6, 2.5, 1.0, 0.9, 1.9,
+             -2.0, -0.4, 0.6, -0.7);
     return gc_summary();
 }
