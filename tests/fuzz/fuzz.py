@@ -4,7 +4,9 @@
 Feeds the plugin mutated C programs and checks that clang
   * never crashes (signal exit, "PLEASE submit a bug report", "Assertion",
     "Stack dump", "frontend command failed"),
-  * never hangs (--timeout seconds per input),
+  * never hangs (--timeout seconds per input; an input that times out
+    while others compile beside it is run again alone at the end, and is a
+    hang only if it times out there too),
   * reports every chad error at file:line:col, and
   * never accepts a function and then emits derivative code that does not
     compile (an error located in the generated <input>.chad.c).
@@ -832,6 +834,21 @@ UB_WARNINGS = re.compile(r"-Wdivision-by-zero|-Winteger-overflow|-Wshift-|uninit
                          r"-Wreturn-type|-Wconstant-conversion|-Wliteral-range|-Wimplicit-int")
 
 
+def input_has_ub(ctx, cmd, path, exe):
+    """Whether the input itself has undefined behaviour at the points the
+    driver ran (a VLA of zero elements, an element read past the end...),
+    by UBSan: then f and its derivatives may legitimately disagree. Only a
+    report located in the input counts, not one in the generated code."""
+    ub_exe = exe + "-ubsan"
+    rc, out, _ = run(cmd[:-4] + ["-fsanitize=undefined,address", path, "-o", ub_exe, "-lm"], 120)
+    if rc != 0:
+        return False
+    rc, out, _ = run([ub_exe], 30)
+    name = os.path.basename(path)
+    return any(("runtime error" in l or "ERROR: AddressSanitizer" in l or "#0 " in l)
+               and (name + ":") in l and ".chad.c" not in l for l in out.splitlines())
+
+
 def check_derivs(ctx, src, opts, workdir, out=""):
     """Findings from linking and running the derivative driver.  Skipped
     when clang warned about undefined behaviour (1 / 0, overflow, ...):
@@ -857,6 +874,8 @@ def check_derivs(ctx, src, opts, workdir, out=""):
     rc, out, secs = run([exe], 10)
     if rc == 3:
         first = [l for l in out.splitlines() if l.startswith("CHADFZ ")]
+        if input_has_ub(ctx, cmd, path, exe):
+            return [("input-ub", (first[0] if first else out)[:200])], True
         return [("wrong-derivative", (first[0] if first else out)[:200])], True
     if rc == 4:
         # A NaN or infinite gradient where finite differences are finite:
@@ -899,6 +918,7 @@ class Stats:
         self.findings = []   # (kind, detail, recipe, path, known)
         self.sigs = {}
         self.slowest = (0.0, "")
+        self.timed_out = []  # inputs that hit the timeout: run again alone at the end
 
     def bump(self, k):
         with self.lock:
@@ -956,6 +976,11 @@ def test_one(ctx, args, stats, known, index, corpus, fragments):
                 stats.bump("derivs-checked")
         for kind, detail in finds:
             clang_only = False
+            if kind == "hang" and rc is None and not args.no_rerun:
+                # the parallel workers share the machine: judged alone later
+                with stats.lock:
+                    stats.timed_out.append((index, recipe, src, opts, detail, out))
+                continue
             if kind in ("crash", "hang"):
                 prc, pout, _ = run(compile_cmd(ctx, path, opts, plugin=False), ctx.timeout)
                 if prc is None or is_crash(prc, pout):
@@ -965,6 +990,28 @@ def test_one(ctx, args, stats, known, index, corpus, fragments):
             record(ctx, args, stats, index, recipe, src, opts, kind, detail, "exit status: %s\n%s" % (rc, out), clang_only, kn)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def rerun_timeouts(ctx, args, stats, known):
+    """An input that timed out while other inputs compiled beside it is run
+    again alone, with the same timeout: only if it times out alone is it a
+    hang. Otherwise it counts as slow-under-load, with its time alone."""
+    for index, recipe, src, opts, detail, out in sorted(stats.timed_out):
+        with tempfile.TemporaryDirectory(dir=args.workdir) as td:
+            path = os.path.join(td, "fz%d.c" % index)
+            with open(path, "w") as fh:
+                fh.write(src)
+            rc, out2, secs = run(compile_cmd(ctx, path, opts), ctx.timeout)
+            if rc is not None:
+                stats.bump("slow-under-load")
+                if not args.quiet:
+                    print("[slow-under-load] input %d (%s): %.1fs alone" % (index, recipe[:100], secs), flush=True)
+                continue
+            prc, pout, _ = run(compile_cmd(ctx, path, opts, plugin=False), ctx.timeout)
+            clang_only = prc is None or is_crash(prc, pout)
+        kn = is_known(known, "hang", recipe + "\n" + detail)
+        record(ctx, args, stats, index, recipe, src, opts, "hang", detail + " (also alone)",
+               "exit status: None\n" + out, clang_only, kn)
 
 
 def record(ctx, args, stats, index, recipe, src, opts, kind, detail, out, clang_only, known):
@@ -1029,6 +1076,8 @@ def main():
     ap.add_argument("--no-save", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--slow", type=float, default=5, help="count compiles slower than this (seconds)")
+    ap.add_argument("--no-rerun", action="store_true",
+                    help="report a timeout as a hang at once, without running the input again alone")
     ap.add_argument("--log", type=argparse.FileType("w"), help="write one line per input: index, exit, seconds, recipe, findings")
     ap.add_argument("--replay", nargs="*", help="compile these files instead of generating inputs")
     args = ap.parse_args()
@@ -1081,12 +1130,13 @@ def main():
             if not args.quiet and done % 500 == 0:
                 print("... %d/%d inputs, %.0fs, %s" % (done, len(indices), time.time() - t0,
                                                       dict(sorted(stats.counts.items()))), flush=True)
+    rerun_timeouts(ctx, args, stats, known)
     if own_workdir:
         shutil.rmtree(args.workdir, ignore_errors=True)
 
     new = [f for f in stats.findings
            if not f[4] and not f[0].startswith("clang-only") and not f[0].endswith(INFO_SUFFIX)
-           and not f[0].endswith("-echo") and f[0] != "nonfinite-derivative"]
+           and not f[0].endswith("-echo") and f[0] not in ("nonfinite-derivative", "input-ub")]
     print("fuzz.py: seed %s, %d inputs in %.0fs: %s" % (args.seed, len(indices), time.time() - t0,
                                                        ", ".join("%s %d" % kv for kv in sorted(stats.counts.items()))))
     print("fuzz.py: slowest input %.1fs: %s" % stats.slowest)
