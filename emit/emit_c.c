@@ -14,6 +14,7 @@
  * caller's tape, or the result of an `if`), never copied on the way. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -657,7 +658,7 @@ static void emit_tuple(Em *e, Var *x, Expr *rhs) {
 
 static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest);
 static void emit_sum(Em *e, Var *x, Expr *rhs);
-static void emit_fold(Em *e, Var *x, Expr *rhs);
+static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest);
 static void emit_scatter(Em *e, Var *x, Expr *rhs);
 static void emit_array_op(Em *e, Var *x, Expr *rhs);
 
@@ -694,7 +695,7 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
     return;
   case E_FOLD:
   case E_FOLDSAVE:
-    emit_fold(e, x, rhs);
+    emit_fold(e, x, rhs, rest);
     return;
   case E_SCATTER:
     emit_scatter(e, x, rhs);
@@ -839,7 +840,73 @@ static void emit_sum(Em *e, Var *x, Expr *rhs) {
 
 /* fold and fold-save: the state lives in mutable variables; a step's new
  * state goes through temporaries, since it may permute the old one. */
-static void emit_fold(Em *e, Var *x, Expr *rhs) {
+/* Which leaves of v (tracked through projections, each var mapped to the
+ * index of its first leaf in v) an expression reads: a projection down to
+ * a leaf reads that leaf, any other use of a tracked part reads all of its
+ * leaves. */
+typedef struct LeafReads {
+  VarMap first; /* Var -> (intptr_t)(index of its first leaf in v) + 1 */
+  bool *read;
+} LeafReads;
+
+static void mark_part(LeafReads *lr, Var *v) {
+  intptr_t first = (intptr_t)varmap_get(&lr->first, v) - 1;
+  for (int i = 0; i < leaf_count(v->type); i++)
+    lr->read[first + i] = true;
+}
+
+static void note_part_use(Var *v, void *ctx) {
+  LeafReads *lr = ctx;
+  if (varmap_get(&lr->first, v))
+    mark_part(lr, v);
+}
+
+static void leaf_reads(LeafReads *lr, Expr *e) {
+  for (; e->kind == E_LET; e = e->body) {
+    Expr *r = e->args[0];
+    intptr_t base = r->kind == E_GET && r->args[0]->kind == E_VAR
+                        ? (intptr_t)varmap_get(&lr->first, r->args[0]->var) : 0;
+    if (!base) {
+      leaf_reads(lr, r);
+      continue;
+    }
+    Type *t = r->args[0]->type;
+    for (int i = 0; i < r->index; i++)
+      base += leaf_count(t->elems[i]);
+    if (is_leaf(r->type))
+      lr->read[base - 1] = true;
+    else
+      varmap_put(&lr->first, e->var, (void *)base);
+  }
+  if (e->kind == E_VAR) {
+    note_part_use(e->var, lr);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    leaf_reads(lr, e->args[i]);
+  if (expr_is_loop(e))
+    leaf_reads(lr, e->body);
+}
+
+/* A fold state leaf that neither the body nor what follows reads is still
+ * carried (the body computes its next value), but C would call it set but
+ * unused: it is marked used after the loop. */
+static void mark_unread_state(Em *e, Var *state_var, Var *x, Expr *body, Expr *rest,
+                              PtrVec *leaves) {
+  LeafReads lr = {.read = arena_alloc(e->a, sizeof(bool) * (size_t)(leaves->len + 1))};
+  varmap_put(&lr.first, state_var, (void *)1);
+  leaf_reads(&lr, body);
+  varmap_free(&lr.first);
+  lr.first = (VarMap){0};
+  varmap_put(&lr.first, x, (void *)1);
+  leaf_reads(&lr, rest);
+  varmap_free(&lr.first);
+  for (int i = 0; i < leaves->len; i++)
+    if (!lr.read[i])
+      line(e, "(void)%s; /* carried, never read */", ((CVal *)leaves->items[i])->expr);
+}
+
+static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   Type *st = rhs->args[1]->type;
   CVal *state = declare_init(e, st, name_of(e, rhs->var2), cval_of(e, rhs->args[1]));
@@ -873,6 +940,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs) {
   close_scope(e, saved);
   close_loop(e);
   if (!tape) {
+    mark_unread_state(e, rhs->var2, x, rhs->body, rest, &leaves);
     varmap_put(&e->vals, x, state);
     return;
   }

@@ -32,6 +32,20 @@ double pendulum(double theta0, double omega0, double h, double damping, int step
 struct ctx { int steps; };
 #define S(c) (((const struct ctx *)(c))->steps)
 
+/* The step size is reassigned each step from a comparison (an int): its
+ * tangent, carried by the loop, is zero after the first step and never
+ * read. The generated code must not call it set but unused (fuzzing,
+ * seed 3000 input 4139). */
+CHAD_DIFFERENTIABLE
+double snapped(double theta, double omega, double h, double damping, int steps) {
+    for (int t = 0; t < steps; t++) {
+        h = 0.01 * ((h > 0 && h < 1) || !h);
+        omega = omega - h * (sin(theta) + damping * omega);
+        theta = theta + h * omega;
+    }
+    return theta * theta + omega;
+}
+
 static void ode_w(const double *x, double *y, void *c) { y[0] = ode(x[0], x[1], x[2], x[3], S(c)); }
 static void ode_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     y[0] = ode_fwd(x[0], dx[0], x[1], dx[1], x[2], dx[2], x[3], dx[3], S(c), &dy[0]);
@@ -45,6 +59,14 @@ static void pend_wfwd(const double *x, const double *dx, double *y, double *dy, 
 }
 static void pend_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = pendulum_rev(x[0], &xb[0], x[1], &xb[1], x[2], &xb[2], x[3], &xb[3], S(c), yb[0]);
+}
+
+static void snap_w(const double *x, double *y, void *c) { y[0] = snapped(x[0], x[1], x[2], x[3], S(c)); }
+static void snap_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = snapped_fwd(x[0], dx[0], x[1], dx[1], x[2], dx[2], x[3], dx[3], S(c), &dy[0]);
+}
+static void snap_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = snapped_rev(x[0], &xb[0], x[1], &xb[1], x[2], &xb[2], x[3], &xb[3], S(c), yb[0]);
 }
 
 int main(void) {
@@ -63,6 +85,9 @@ int main(void) {
         gca_check(&p, 3, pts);
         snprintf(name, sizeof name, "pendulum steps=%d", c.steps);
         p.f = pend_w, p.fwd = pend_wfwd, p.rev = pend_wrev;
+        gca_check(&p, 3, pts);
+        snprintf(name, sizeof name, "snapped steps=%d", c.steps);
+        p.f = snap_w, p.fwd = snap_wfwd, p.rev = snap_wrev;
         gca_check(&p, 3, pts);
     }
     {   /* Exact: one step from (x, v) = (1, 0) with h = 0.5, k = 2 gives
