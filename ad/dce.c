@@ -293,26 +293,27 @@ static Expr *kept_fields(Dce *s, Expr *atom, const int *used, Type *kept_t, Bind
   return ex_var(s->a, v);
 }
 
-/* The binding of v in block e, or NULL. */
-static Expr *bound_in_block(Expr *e, const Var *v) {
-  for (; e->kind == E_LET; e = e->body)
-    if (e->var == v)
-      return e->args[0];
-  return NULL;
-}
-
 /* A branch of an if that drops its unused fields no longer passes on what
  * it had at those places: when that was an inner if's field (through a
  * `get` used nowhere else), the inner field is now unused too, and is
  * dropped in this same round as the walk reaches the inner if. Without
  * this, a nest of n ifs took n rounds of the whole function. */
+static void release_fields(Dce *s, const VarMap *bound, Expr *tup, const int *used);
+
 static void release_dropped(Dce *s, Expr *branch, const int *used) {
   Expr *res = branch;
   while (res->kind == E_LET)
     res = res->body;
   if (res->kind != E_VAR || (intptr_t)varmap_get(&s->whole_use, res->var) != 1)
     return; /* the old result tuple may stay alive: nothing is released */
-  Expr *tup = bound_in_block(branch, res->var);
+  VarMap bound = {0}; /* the branch's variables -> their right-hand sides */
+  for (Expr *p = branch; p->kind == E_LET; p = p->body)
+    varmap_put(&bound, p->var, p->args[0]);
+  release_fields(s, &bound, varmap_get(&bound, res->var), used);
+  varmap_free(&bound);
+}
+
+static void release_fields(Dce *s, const VarMap *bound, Expr *tup, const int *used) {
   if (!tup || tup->kind != E_TUPLE)
     return;
   for (int i = 0; i < tup->nargs; i++) {
@@ -321,7 +322,7 @@ static void release_dropped(Dce *s, Expr *branch, const int *used) {
       continue;
     intptr_t n = (intptr_t)varmap_get(&s->whole_use, a->var) - 1;
     varmap_put(&s->whole_use, a->var, n > 0 ? (void *)n : NULL);
-    Expr *get = n == 0 ? bound_in_block(branch, a->var) : NULL;
+    Expr *get = n == 0 ? varmap_get(bound, a->var) : NULL;
     if (!get || get->kind != E_GET || get->args[0]->kind != E_VAR)
       continue;
     int *inner = varmap_get(&s->field_use, get->args[0]->var);

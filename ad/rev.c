@@ -239,13 +239,6 @@ static bool is_cheap(const Expr *rhs) {
   return c == PC_ARITH && !rhs->contract;
 }
 
-static Expr *bound_in(const Bindings *b, const Var *v) {
-  for (int i = 0; i < b->vars.len; i++)
-    if (b->vars.items[i] == v)
-      return b->rhss.items[i];
-  return NULL;
-}
-
 static void note_ref(Var *v, void *ctx) { varmap_put(ctx, v, v); }
 
 enum { RECOMPUTE_DEPTH = 8 };
@@ -254,16 +247,16 @@ enum { RECOMPUTE_DEPTH = 8 };
  * outside the if: by cheap primitives, or by one the primal branch does
  * not use itself (a partial derivative such as cos x: the work moves from
  * the primal to the reverse branch rather than repeating). */
-static bool can_recompute(const Bindings *b, const VarMap *primal_refs, Var *v, int depth) {
-  Expr *rhs = bound_in(b, v);
+static bool can_recompute(const VarMap *bound, const VarMap *primal_refs, Var *v, int depth) {
+  Expr *rhs = varmap_get(bound, v);
   if (!rhs || rhs->kind != E_PRIM || depth > RECOMPUTE_DEPTH)
     return false;
   if (!is_cheap(rhs) && varmap_has(primal_refs, v))
     return false;
   for (int i = 0; i < rhs->nargs; i++) {
     Expr *a = rhs->args[i];
-    if (a->kind == E_VAR && bound_in(b, a->var) &&
-        !can_recompute(b, primal_refs, a->var, depth + 1))
+    if (a->kind == E_VAR && varmap_has(bound, a->var) &&
+        !can_recompute(bound, primal_refs, a->var, depth + 1))
       return false;
   }
   return true;
@@ -271,14 +264,14 @@ static bool can_recompute(const Bindings *b, const VarMap *primal_refs, Var *v, 
 
 /* Binds in `again` v's computation again (after what it needs), to v
  * itself: the reverse branch is another scope (ANF renames it apart). */
-static void recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMap *done) {
+static void recompute(Rev *s, const VarMap *bound, Var *v, Bindings *again, VarMap *done) {
   if (varmap_has(done, v))
     return;
   varmap_put(done, v, v);
-  Expr *rhs = bound_in(b, v);
+  Expr *rhs = varmap_get(bound, v);
   for (int i = 0; i < rhs->nargs; i++)
-    if (rhs->args[i]->kind == E_VAR && bound_in(b, rhs->args[i]->var))
-      recompute(s, b, rhs->args[i]->var, again, done);
+    if (rhs->args[i]->kind == E_VAR && varmap_has(bound, rhs->args[i]->var))
+      recompute(s, bound, rhs->args[i]->var, again, done);
   bindings_push(s->a, again, v, ex_clone_shallow(s->a, rhs));
 }
 
@@ -291,15 +284,17 @@ static void recompute(Rev *s, const Bindings *b, Var *v, Bindings *again, VarMap
 static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindings *bprimal,
                                         Expr *result, PtrVec res) {
   Bindings again = {0};
-  VarMap done = {0}, primal_refs = {0};
+  VarMap done = {0}, primal_refs = {0}, bound = {0};
   PtrVec kept = {0};
-  for (int i = 0; i < bprimal->rhss.len; i++)
+  for (int i = 0; i < bprimal->rhss.len; i++) {
+    varmap_put(&bound, bprimal->vars.items[i], bprimal->rhss.items[i]);
     expr_visit_vars(bprimal->rhss.items[i], note_ref, &primal_refs);
+  }
   expr_visit_vars(result, note_ref, &primal_refs);
   for (int i = 0; i < res.len; i++) {
     Var *r = res.items[i];
-    if (can_recompute(bprimal, &primal_refs, r, 0))
-      recompute(s, bprimal, r, &again, &done);
+    if (can_recompute(&bound, &primal_refs, r, 0))
+      recompute(s, &bound, r, &again, &done);
     else
       ptrvec_push(s->a, &kept, r);
   }
@@ -311,6 +306,7 @@ static PtrVec recompute_cheap_residuals(Rev *s, IfRev *info, int j, const Bindin
   }
   varmap_free(&done);
   varmap_free(&primal_refs);
+  varmap_free(&bound);
   return kept;
 }
 
@@ -326,6 +322,46 @@ static bool contains_var(const PtrVec *v, const Var *x) {
     if (v->items[i] == x)
       return true;
   return false;
+}
+
+/* Slots for the residuals of both branches: branch 0's residuals get one
+ * each, and each of branch 1's takes the next of branch 0's slots of its
+ * type, or a new one. A cursor per type keeps this linear in the number of
+ * residuals (a long branch has thousands). */
+typedef struct SlotCursor {
+  Type *type;
+  int next; /* first slot not yet examined for this type */
+} SlotCursor;
+
+static void assign_slots(Rev *s, const PtrVec res[2], int *slot_of[2], PtrVec *slot_types) {
+  for (int j = 0; j < 2; j++)
+    slot_of[j] = arena_alloc(s->a, sizeof(int) * (size_t)(res[j].len + 1));
+  for (int i = 0; i < res[0].len; i++) {
+    slot_of[0][i] = i;
+    ptrvec_push(s->a, slot_types, ((Var *)res[0].items[i])->type);
+  }
+  int shared = res[0].len;
+  SlotCursor *cursors = arena_alloc(s->a, sizeof(SlotCursor) * (size_t)(res[1].len + 1));
+  int ncursors = 0;
+  for (int i = 0; i < res[1].len; i++) {
+    Type *t = ((Var *)res[1].items[i])->type;
+    SlotCursor *c = NULL;
+    for (int k = 0; k < ncursors && !c; k++)
+      if (type_eq(cursors[k].type, t))
+        c = &cursors[k];
+    if (!c) {
+      c = &cursors[ncursors++];
+      *c = (SlotCursor){.type = t, .next = 0};
+    }
+    while (c->next < shared && !type_eq(slot_types->items[c->next], t))
+      c->next++;
+    if (c->next < shared) {
+      slot_of[1][i] = c->next++;
+    } else {
+      slot_of[1][i] = slot_types->len;
+      ptrvec_push(s->a, slot_types, t);
+    }
+  }
 }
 
 static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
@@ -362,26 +398,7 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
    * default values in the slots it does not use. */
   PtrVec slot_types = {0};
   int *slot_of[2];
-  for (int j = 0; j < 2; j++) {
-    slot_of[j] = arena_alloc(s->a, sizeof(int) * (size_t)(res[j].len + 1));
-    int first_new = slot_types.len; /* slots before this are branch 0's */
-    for (int i = 0; i < res[j].len; i++) {
-      Type *t = ((Var *)res[j].items[i])->type;
-      int slot = -1;
-      for (int k = 0; k < first_new && slot < 0; k++) {
-        bool taken = false;
-        for (int q = 0; q < i && !taken; q++)
-          taken = slot_of[j][q] == k;
-        if (!taken && type_eq(slot_types.items[k], t))
-          slot = k;
-      }
-      if (slot < 0) {
-        slot = slot_types.len;
-        ptrvec_push(s->a, &slot_types, t);
-      }
-      slot_of[j][i] = slot;
-    }
-  }
+  assign_slots(s, res, slot_of, &slot_types);
   int nslots = slot_types.len;
   Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(nslots + 1));
   types[0] = rhs->type;

@@ -63,6 +63,7 @@ typedef struct Em {
   VarMap homes; /* record-typed Var -> Home*: where it must be written */
   VarMap uses;  /* Var -> number of references */
   VarMap fused; /* Var of a product written inside the sum that uses it */
+  VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   PtrVec *frees; /* arrays allocated in the current C scope */
   Diag *err;
   bool failed;
@@ -364,13 +365,13 @@ static void set_home(Em *e, Expr *atom, Var *owner, int leaf, CVal *fixed) {
  * into its own result is written by the inner if straight into the outer
  * if's result variable: without this, each level of an else-if chain would
  * copy every residual of the levels below it (quadratic code). */
-static bool projects_inner_if(Expr *branch, Expr *atom) {
+static bool projects_inner_if(const VarMap *bound, Expr *atom) {
   if (atom->kind != E_VAR || atom->type->kind == TY_TUPLE || atom->type->kind == TY_ARRAY)
     return false;
-  Expr *get = bound_rhs(branch, atom);
+  Expr *get = varmap_get(bound, atom->var);
   if (!get || get->kind != E_GET || get->args[0]->kind != E_VAR)
     return false;
-  Expr *producer = bound_rhs(branch, get->args[0]);
+  Expr *producer = varmap_get(bound, get->args[0]->var);
   return producer && producer->kind == E_IF;
 }
 
@@ -394,18 +395,20 @@ static void find_homes(Em *e, Expr *block) {
       Expr *res = br;
       while (res->kind == E_LET)
         res = res->body;
-      Expr *tup = bound_rhs(br, res);
-      if (!tup || tup->kind != E_TUPLE)
-        continue;
+      VarMap bound = {0}; /* the branch's variables -> their right-hand sides */
+      for (Expr *p = br; p->kind == E_LET; p = p->body)
+        varmap_put(&bound, p->var, p->args[0]);
+      Expr *tup = res->kind == E_VAR ? varmap_get(&bound, res->var) : NULL;
       int leaf = 0;
-      for (int i = 0; i < tup->nargs; i++) {
+      for (int i = 0; tup && tup->kind == E_TUPLE && i < tup->nargs; i++) {
         if (is_leaf(tup->args[i]->type)) {
           set_home(e, tup->args[i], b->var, leaf, NULL);
-          if (projects_inner_if(br, tup->args[i]))
+          if (projects_inner_if(&bound, tup->args[i]))
             set_scalar_home(e, tup->args[i]->var, b->var, leaf);
         }
         leaf += leaf_count(rhs->type->elems[i]);
       }
+      varmap_free(&bound);
     }
   }
 }
@@ -492,11 +495,12 @@ static CVal *call_result(Em *e, Var *x, Type *t, int skip_first) {
 
 /* g$aug returns (ret, tape): the tape goes to the home of the variable
  * that projects it, when that home exists. */
-static CVal *aug_tape_home(Em *e, Expr *rest, Var *pair) {
-  for (Expr *b = rest; b->kind == E_LET; b = b->body) {
-    Expr *r = b->args[0];
-    if (r->kind == E_GET && r->index == 1 && r->args[0]->kind == E_VAR && r->args[0]->var == pair)
-      return home_of(e, b->var);
+static CVal *aug_tape_home(Em *e, Var *pair) {
+  PtrVec *gets = varmap_get(&e->gets, pair);
+  for (int i = 0; gets && i < gets->len; i++) {
+    Expr *let = gets->items[i];
+    if (let->args[0]->index == 1)
+      return home_of(e, let->var);
   }
   return NULL;
 }
@@ -525,7 +529,7 @@ static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
       res->n = 2;
       res->elems = arena_alloc(e->a, sizeof(CVal *) * 2);
       res->elems[0] = declare(e, rhs->type->elems[0], arena_printf(e->a, "%s_v", name_of(e, x)));
-      CVal *home = aug_tape_home(e, rest, x);
+      CVal *home = aug_tape_home(e, x);
       res->elems[1] = home ? home
                            : declare(e, rhs->type->elems[1], arena_printf(e->a, "%s_tape", name_of(e, x)));
     } else {
@@ -553,15 +557,16 @@ static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
 
 /* For each field of `tuple`, the home of the first variable that projects
  * it in the rest of the block, if it has one (one pass over the block). */
-static CVal **projection_homes(Em *e, Expr *rest, Var *tuple, int nfields) {
+static CVal **projection_homes(Em *e, Var *tuple, int nfields) {
   CVal **homes = arena_alloc(e->a, sizeof(CVal *) * (size_t)(nfields ? nfields : 1));
   bool *seen = arena_alloc(e->a, sizeof(bool) * (size_t)(nfields ? nfields : 1));
-  for (Expr *b = rest; b->kind == E_LET; b = b->body) {
-    Expr *r = b->args[0];
-    if (r->kind == E_GET && r->args[0]->kind == E_VAR && r->args[0]->var == tuple &&
-        r->index < nfields && !seen[r->index]) {
-      seen[r->index] = true;
-      homes[r->index] = home_of(e, b->var);
+  PtrVec *gets = varmap_get(&e->gets, tuple);
+  for (int i = 0; gets && i < gets->len; i++) {
+    Expr *let = gets->items[i];
+    int k = let->args[0]->index;
+    if (k < nfields && !seen[k]) {
+      seen[k] = true;
+      homes[k] = home_of(e, let->var);
     }
   }
   return homes;
@@ -571,14 +576,13 @@ static CVal **projection_homes(Em *e, Expr *rest, Var *tuple, int nfields) {
 /* Field i of an if's result is a literal zero in some branch: declaring it
  * zero saves that branch an assignment (residuals a branch does not have
  * are zeros in it, one per level of nesting otherwise). */
-static bool is_zero_default(Expr *rhs, int i) {
+static bool is_zero_default(Expr *rhs, Expr *const tups[2], int i) {
   if (rhs->type->elems[i]->kind == TY_TUPLE || rhs->type->elems[i]->kind == TY_ARRAY)
     return false;
-  for (int j = 1; j <= 2; j++) {
-    Expr *tup = bound_rhs(rhs->args[j], block_result(rhs->args[j]));
-    if (tup && tup->kind == E_TUPLE && tup->nargs == rhs->type->n && is_zero_const(tup->args[i]))
+  for (int j = 0; j < 2; j++)
+    if (tups[j] && tups[j]->kind == E_TUPLE && tups[j]->nargs == rhs->type->n &&
+        is_zero_const(tups[j]->args[i]))
       return true;
-  }
   return false;
 }
 
@@ -592,12 +596,15 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *v = cv_scalar(e, t, NULL);
   v->n = t->n;
   v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
-  CVal **homes = projection_homes(e, rest, x, t->n);
+  CVal **homes = projection_homes(e, x, t->n);
+  Expr *tups[2]; /* each branch's result tuple, if it builds one */
+  for (int j = 0; j < 2; j++)
+    tups[j] = bound_rhs(rhs->args[j + 1], block_result(rhs->args[j + 1]));
   for (int i = 0; i < t->n; i++) {
     CVal *home = is_leaf(t->elems[i]) && t->elems[i]->kind != TY_ARRAY ? homes[i] : NULL;
     if (home) {
       v->elems[i] = home;
-    } else if (is_zero_default(rhs, i)) {
+    } else if (is_zero_default(rhs, tups, i)) {
       const char *n = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_%d", name_of(e, x), i));
       line(e, "%s %s = %s;", c_type(e->a, t->elems[i]), n, zero_of_type(e, t->elems[i]));
       v->elems[i] = cv_scalar(e, t->elems[i], n);
@@ -762,7 +769,7 @@ static CVal *build_result(Em *e, Var *x, Type *t, const char *n, Expr *rest) {
   CVal *v = cv_scalar(e, t, NULL);
   v->n = t->n;
   v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
-  CVal **homes = projection_homes(e, rest, x, t->n);
+  CVal **homes = projection_homes(e, x, t->n);
   for (int i = 0; i < t->n; i++) {
     CVal *home = homes[i];
     if (home) {
@@ -1053,9 +1060,27 @@ static void find_fused(Em *e, Expr *block) {
   varmap_free(&here);
 }
 
+/* Records, for each tuple, the lets of this block that project it: what
+ * the homes of its fields are looked up in (one pass per block, not one
+ * per tuple over the rest of the block). */
+static void note_gets(Em *e, Expr *block) {
+  for (Expr *b = block; b->kind == E_LET; b = b->body) {
+    Expr *r = b->args[0];
+    if (r->kind != E_GET || r->args[0]->kind != E_VAR)
+      continue;
+    PtrVec *gets = varmap_get(&e->gets, r->args[0]->var);
+    if (!gets) {
+      gets = arena_alloc(e->a, sizeof *gets);
+      varmap_put(&e->gets, r->args[0]->var, gets);
+    }
+    ptrvec_push(e->a, gets, b);
+  }
+}
+
 static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   Expr *b = block;
   find_fused(e, block);
+  note_gets(e, block);
   for (; b->kind == E_LET; b = b->body)
     if (!varmap_has(&e->fused, b->var))
       emit_binding(e, b->var, b->args[0], b->body);
@@ -1106,6 +1131,7 @@ static void em_done(Em *e) {
   varmap_free(&e->cname);
   varmap_free(&e->vals);
   varmap_free(&e->homes);
+  varmap_free(&e->gets);
   varmap_free(&e->uses);
   varmap_free(&e->fused);
 }
