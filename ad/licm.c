@@ -26,8 +26,11 @@ static bool movable(const Expr *rhs) {
   case E_PRIM:
     if ((rhs->op == P_DIV || rhs->op == P_MOD) && rhs->type && rhs->type->kind == TY_INT)
       return false; /* may divide by zero */
-    if (rhs->op == P_TO_INT)
+    if (prim_info(rhs->op)->cls == PC_CAST && rhs->type && rhs->type->kind == TY_INT &&
+        type_is_float(rhs->args[0]->type))
       return false; /* out of range is undefined in C */
+    if (prim_info(rhs->op)->cls == PC_SHIFT)
+      return false; /* so is a shift by the width or more */
     return true;
   default:
     return false; /* tuples and projections cost nothing to leave in place,

@@ -235,7 +235,7 @@ static bool is_cheap(const Expr *rhs) {
     return false;
   PrimClass c = prim_info(rhs->op)->cls;
   if (rhs->type->kind == TY_INT)
-    return c == PC_CMP || c == PC_LOGIC || c == PC_ARITH;
+    return c == PC_CMP || c == PC_LOGIC || c == PC_ARITH || c == PC_BITS;
   return c == PC_ARITH && !rhs->contract;
 }
 
@@ -796,10 +796,8 @@ static Expr *unpack_state(Rev *s, Bindings *out, Expr *tape, Expr *k, Type *t, i
   Expr *pos = ex_prim2(s->a, P_ADD, ex_prim2(s->a, P_MUL, k, ex_int(s->a, nleaves)),
                        ex_int(s->a, (*leaf)++));
   Expr *v = ex_index(s->a, tape, pos);
-  if (t->kind == TY_F32)
-    v = ex_prim1(s->a, P_TO_F32, v);
-  else if (t->kind == TY_INT)
-    v = ex_prim1(s->a, P_TO_INT, v);
+  if (t->kind == TY_F32 || t->kind == TY_INT)
+    v = ex_prim1(s->a, prim_cast_to(t), v);
   return bind(s, out, "sv", v);
 }
 

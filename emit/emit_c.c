@@ -12,6 +12,7 @@
  * value is a set of C variables, one per scalar leaf. A residual record is
  * a struct; it is written in place where it ends up (a field of the
  * caller's tape, or the result of an `if`), never copied on the way. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -107,7 +108,7 @@ static const char *c_type(Arena *a, const Type *t) {
   case TY_F32:
     return "float";
   case TY_INT:
-    return "int";
+    return intk_c_name(t->ikind);
   case TY_TUPLE:
     if (t->name)
       return arena_printf(a, "struct %s", c_name_of(a, t->name));
@@ -234,6 +235,14 @@ static const char *zero_of_type(Em *e, const Type *t) {
 
 static const char *literal(Em *e, const Expr *c) {
   if (c->type->kind == TY_INT) {
+    IntKind k = c->type->ikind;
+    if (k != IK_INT && c->ival == LLONG_MIN && intk_signed(k))
+      return arena_printf(e->a, "((%s)(-9223372036854775807LL - 1))", intk_c_name(k));
+    if (k != IK_INT) /* a literal of its own type: C's suffixes do not cover char and short */
+      return intk_signed(k)
+                 ? arena_printf(e->a, "((%s)%lldLL)", intk_c_name(k), c->ival)
+                 : arena_printf(e->a, "((%s)%lluULL)", intk_c_name(k),
+                                (unsigned long long)c->ival);
     if (c->ival == -2147483648LL)
       return "(-2147483647 - 1)";
     return arena_printf(e->a, c->ival < 0 ? "(%lld)" : "%lld", c->ival);

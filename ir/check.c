@@ -293,6 +293,14 @@ static bool check_shape(Checker *c, const Expr *e) {
 static bool check_prim(Checker *c, Expr *e) {
   const PrimInfo *pi = prim_info(e->op);
   Type *t = e->args[0]->type;
+  if (pi->cls == PC_SHIFT) {
+    for (int i = 0; i < e->nargs; i++)
+      if (e->args[i]->type->kind != TY_INT)
+        return fail(c, e, "'%s' needs integer operands, got %s", pi->name,
+                    tname(e->args[i]->type));
+    e->type = t;
+    return true;
+  }
   for (int i = 1; i < e->nargs; i++)
     if (!type_eq(e->args[i]->type, t))
       return fail(c, e, "operands of '%s' have different types %s and %s",
@@ -302,6 +310,11 @@ static bool check_prim(Checker *c, Expr *e) {
     if (!is_numeric(t) || (e->op == P_MOD && t->kind != TY_INT))
       return fail(c, e, "'%s' needs %s operands, got %s", pi->name,
                   e->op == P_MOD ? "int" : "numeric", tname(t));
+    e->type = t;
+    return true;
+  case PC_BITS:
+    if (t->kind != TY_INT)
+      return fail(c, e, "'%s' needs integer operands, got %s", pi->name, tname(t));
     e->type = t;
     return true;
   case PC_CMP:
@@ -324,8 +337,10 @@ static bool check_prim(Checker *c, Expr *e) {
     if (!is_numeric(t))
       return fail(c, e, "'%s' needs a numeric operand, got %s", pi->name,
                   tname(t));
-    e->type = e->op == P_TO_F64 ? ty_f64() : e->op == P_TO_F32 ? ty_f32() : ty_int();
+    e->type = prim_cast_type(e->op);
     return true;
+  case PC_SHIFT:
+    return true; /* checked above */
   }
   return true;
 }
@@ -441,8 +456,9 @@ static void unbind_loop(Checker *c, Expr *e) {
 
 /* ------------------------------------------------------ arrays, loops */
 
+/* Indices, lengths and loop counts are C ints: lowering converts others. */
 static bool expect_int(Checker *c, const Expr *operand, const char *what) {
-  if (operand->type->kind != TY_INT)
+  if (!type_eq(operand->type, ty_int()))
     return fail(c, operand, "%s has type %s, expected int", what,
                 tname(operand->type));
   return true;

@@ -345,29 +345,82 @@ static bool is_number(const Value *v) {
   return v->kind == V_F64 || v->kind == V_F32 || v->kind == V_INT;
 }
 
-static double as_double(const Value *v) {
-  return v->kind == V_INT ? (double)v->i : v->f;
+
+static IntKind kind_of_type(const Type *t) {
+  return t && t->kind == TY_INT ? t->ikind : IK_INT;
 }
 
+/* The integer kind an operation on ints computes in (unchecked IR, where
+ * types may be missing, computes in int). */
+static IntKind kind_of(const Expr *e) {
+  return e && e->type && e->type->kind == TY_INT ? e->type->ikind : IK_INT;
+}
+
+/* C arithmetic of kind k: done on the bit patterns in unsigned long long
+ * (wrapping, so signed overflow, which C leaves undefined, is two's
+ * complement as the compilers do) and reduced to k. Division and remainder
+ * follow the kind's signedness. */
 static bool int_arith(Machine *mc, const Expr *e, long long x, long long y,
                       Value *out) {
-  long long r;
+  IntKind k = kind_of(e);
+  unsigned long long ux = (unsigned long long)x, uy = (unsigned long long)y, r;
   switch (e->op) {
-  case P_ADD: r = x + y; break;
-  case P_SUB: r = x - y; break;
-  case P_MUL: r = x * y; break;
-  case P_NEG: r = -x; break;
+  case P_ADD: r = ux + uy; break;
+  case P_SUB: r = ux - uy; break;
+  case P_MUL: r = ux * uy; break;
+  case P_NEG: r = 0 - ux; break;
+  case P_BAND: r = ux & uy; break;
+  case P_BOR: r = ux | uy; break;
+  case P_BXOR: r = ux ^ uy; break;
+  case P_BNOT: r = ~ux; break;
   case P_DIV:
   case P_MOD:
     if (y == 0)
       return fail(mc, e, "division by zero");
-    r = e->op == P_DIV ? x / y : x % y;
+    if (!intk_signed(k))
+      r = e->op == P_DIV ? ux / uy : ux % uy;
+    else if (x == LLONG_MIN && y == -1)
+      r = e->op == P_DIV ? ux : 0;
+    else
+      r = (unsigned long long)(e->op == P_DIV ? x / y : x % y);
     break;
   default:
-    return fail(mc, e, "'%s' is not defined on int", prim_info(e->op)->name);
+    return fail(mc, e, "'%s' is not defined on integers", prim_info(e->op)->name);
   }
-  *out = val_int(wrap_int(r));
+  *out = val_int(intk_wrap(k, (long long)r));
   return true;
+}
+
+/* x << y and x >> y of x's kind. C leaves shifts by the width or more, by
+ * a negative count, and of negative values to the left undefined: those are
+ * run-time errors here, as UBSan reports them. */
+static bool int_shift(Machine *mc, const Expr *e, long long x, long long y,
+                      Value *out) {
+  IntKind k = kind_of(e);
+  int bits = intk_bits(k) < 32 ? 32 : intk_bits(k); /* shifts promote */
+  if (y < 0 || y >= bits)
+    return fail(mc, e, "shift by %lld, outside [0, %d)", y, bits);
+  if (e->op == P_SHL && intk_signed(k) && x < 0)
+    return fail(mc, e, "left shift of the negative value %lld", x);
+  unsigned long long ux = (unsigned long long)x, r;
+  if (e->op == P_SHL)
+    r = ux << y;
+  else if (intk_signed(k) && x < 0)
+    r = ~(~ux >> y); /* arithmetic shift, as clang does */
+  else
+    r = ux >> y;
+  *out = val_int(intk_wrap(k, (long long)r));
+  return true;
+}
+
+/* a CMP b for integers of kind k. */
+static int int_compare(Prim op, IntKind k, long long x, long long y) {
+  if (intk_signed(k))
+    return op == P_LT ? x < y : op == P_LE ? x <= y : op == P_GT ? x > y
+         : op == P_GE ? x >= y : op == P_EQ ? x == y : x != y;
+  unsigned long long a = (unsigned long long)x, b = (unsigned long long)y;
+  return op == P_LT ? a < b : op == P_LE ? a <= b : op == P_GT ? a > b
+       : op == P_GE ? a >= b : op == P_EQ ? a == b : a != b;
 }
 
 static bool f64_arith(Machine *mc, const Expr *e, double x, double y,
@@ -467,24 +520,52 @@ static float math_f32(Prim op, float x, float y) {
   }
 }
 
-static bool cast(Machine *mc, const Expr *e, const Value *x, Value *out) {
-  switch (e->op) {
-  case P_TO_F64:
-    *out = val_f64(as_double(x));
+/* An integer value of kind `from` as a double or float, as C converts. */
+static double int_to_double(IntKind from, long long i) {
+  return intk_signed(from) ? (double)i : (double)(unsigned long long)i;
+}
+
+static float int_to_float(IntKind from, long long i) {
+  return intk_signed(from) ? (float)i : (float)(unsigned long long)i;
+}
+
+/* A floating value converted to integer kind k, as C does; C leaves it
+ * undefined unless the truncated value fits, which is a run-time error. */
+static bool float_to_int(Machine *mc, const Expr *e, IntKind k, double f,
+                         Value *out) {
+  if (k == IK_BOOL) {
+    *out = val_int(f != 0);
     return true;
-  case P_TO_F32:
-    *out = val_f32(x->kind == V_INT ? (float)x->i : (float)x->f);
+  }
+  int bits = intk_bits(k);
+  double lo = intk_signed(k) ? -ldexp(1.0, bits - 1) : 0.0;
+  double hi = intk_signed(k) ? ldexp(1.0, bits - 1) : ldexp(1.0, bits);
+  if (!(f > lo - 1.0 && f < hi))
+    return fail(mc, e, "'%s' of %g, out of the range of %s", prim_info(e->op)->name,
+                f, intk_c_name(k));
+  double t = trunc(f);
+  *out = val_int(intk_signed(k) || t < ldexp(1.0, 63)
+                     ? (long long)t
+                     : (long long)(unsigned long long)t);
+  return true;
+}
+
+static bool cast(Machine *mc, const Expr *e, const Value *x, Value *out) {
+  IntKind from = kind_of(e->args[0]);
+  Type *to = prim_cast_type(e->op);
+  switch (to->kind) {
+  case TY_F64:
+    *out = val_f64(x->kind == V_INT ? int_to_double(from, x->i) : x->f);
+    return true;
+  case TY_F32:
+    *out = val_f32(x->kind == V_INT ? int_to_float(from, x->i) : (float)x->f);
     return true;
   default:
     if (x->kind == V_INT) {
-      *out = *x;
+      *out = val_int(intk_wrap(to->ikind, x->i));
       return true;
     }
-    /* C leaves the conversion undefined unless the truncation fits. */
-    if (!(x->f > (double)INT_MIN - 1.0 && x->f < (double)INT_MAX + 1.0))
-      return fail(mc, e, "'to_int' of %g, out of the range of int", x->f);
-    *out = val_int((long long)x->f);
-    return true;
+    return float_to_int(mc, e, to->ikind, x->f, out);
   }
 }
 
@@ -494,9 +575,15 @@ static bool apply_prim(Machine *mc, const Expr *e, const Value *args,
   if (!pi || e->nargs != pi->arity)
     return fail(mc, e, "malformed primitive application");
   const Value *x = &args[0], *y = &args[pi->arity - 1];
-  if (!is_number(x) || x->kind != y->kind)
+  if (!is_number(x) || (x->kind != y->kind && pi->cls != PC_SHIFT))
     return fail(mc, e, "operands of '%s' of unsuitable kinds", pi->name);
   switch (pi->cls) {
+  case PC_BITS:
+  case PC_SHIFT:
+    if (x->kind != V_INT || y->kind != V_INT)
+      return fail(mc, e, "'%s' needs integer operands", pi->name);
+    return pi->cls == PC_BITS ? int_arith(mc, e, x->i, y->i, out)
+                              : int_shift(mc, e, x->i, y->i, out);
   case PC_ARITH:
     if (x->kind == V_INT)
       return int_arith(mc, e, x->i, y->i, out);
@@ -504,7 +591,7 @@ static bool apply_prim(Machine *mc, const Expr *e, const Value *args,
       return f32_arith(mc, e, (float)x->f, (float)y->f, out);
     return f64_arith(mc, e, x->f, y->f, out);
   case PC_CMP:
-    *out = val_int(x->kind == V_INT ? compare(e->op, (double)x->i, (double)y->i)
+    *out = val_int(x->kind == V_INT ? int_compare(e->op, kind_of(e->args[0]), x->i, y->i)
                                     : compare(e->op, x->f, y->f));
     return true;
   case PC_LOGIC:
@@ -947,7 +1034,7 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
     if (e->type && e->type->kind == TY_F32)
       *out = val_f32((float)e->fval);
     else if (e->type && e->type->kind == TY_INT)
-      *out = val_int(wrap_int(e->ival));
+      *out = val_int(intk_wrap(e->type->ikind, e->ival));
     else if (e->type && e->type->kind == TY_F64)
       *out = val_f64(e->fval);
     else
@@ -1087,7 +1174,9 @@ bool interp_call(Module *m, Arena *a, const char *fname, int nargs,
   Expr call = {.kind = E_CALL, .name = f->name, .loc = f->loc};
   push_frame(&mc, &call);
   for (int i = 0; i < nargs; i++)
-    push_value(&mc, args[i].kind == V_INT ? val_int(wrap_int(args[i].i)) : args[i]);
+    push_value(&mc, args[i].kind == V_INT && i < f->nparams
+                        ? val_int(intk_wrap(kind_of_type(f->params[i]->type), args[i].i))
+                        : args[i]);
   bool ok = enter(&mc, &call, &mc.frames[0], f);
   while (ok && mc.nframes > 1)
     ok = step(&mc);

@@ -4,6 +4,7 @@
 #include "ir.h"
 #include "irmap.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,11 +109,70 @@ void diag_set(Diag *d, Loc loc, const char *fmt, ...) {
 
 static Type f64_type = {.kind = TY_F64};
 static Type f32_type = {.kind = TY_F32};
-static Type int_type = {.kind = TY_INT};
+static Type int_types[IK_COUNT] = {
+    [IK_INT] = {.kind = TY_INT, .ikind = IK_INT},
+    [IK_BOOL] = {.kind = TY_INT, .ikind = IK_BOOL},
+    [IK_CHAR] = {.kind = TY_INT, .ikind = IK_CHAR},
+    [IK_SCHAR] = {.kind = TY_INT, .ikind = IK_SCHAR},
+    [IK_UCHAR] = {.kind = TY_INT, .ikind = IK_UCHAR},
+    [IK_SHORT] = {.kind = TY_INT, .ikind = IK_SHORT},
+    [IK_USHORT] = {.kind = TY_INT, .ikind = IK_USHORT},
+    [IK_UINT] = {.kind = TY_INT, .ikind = IK_UINT},
+    [IK_LONG] = {.kind = TY_INT, .ikind = IK_LONG},
+    [IK_ULONG] = {.kind = TY_INT, .ikind = IK_ULONG},
+    [IK_LLONG] = {.kind = TY_INT, .ikind = IK_LLONG},
+    [IK_ULLONG] = {.kind = TY_INT, .ikind = IK_ULLONG},
+};
 
 Type *ty_f64(void) { return &f64_type; }
 Type *ty_f32(void) { return &f32_type; }
-Type *ty_int(void) { return &int_type; }
+Type *ty_int(void) { return &int_types[IK_INT]; }
+Type *ty_intk(IntKind k) { return &int_types[(unsigned)k < IK_COUNT ? k : IK_INT]; }
+
+static const struct {
+  const char *ir, *c;
+  int bits;
+  bool is_signed;
+} intk_facts[IK_COUNT] = {
+    [IK_INT] = {"int", "int", (int)sizeof(int) * CHAR_BIT, true},
+    [IK_BOOL] = {"bool", "_Bool", 1, false},
+    [IK_CHAR] = {"char", "char", CHAR_BIT, CHAR_MIN < 0},
+    [IK_SCHAR] = {"schar", "signed char", CHAR_BIT, true},
+    [IK_UCHAR] = {"uchar", "unsigned char", CHAR_BIT, false},
+    [IK_SHORT] = {"short", "short", (int)sizeof(short) * CHAR_BIT, true},
+    [IK_USHORT] = {"ushort", "unsigned short", (int)sizeof(short) * CHAR_BIT, false},
+    [IK_UINT] = {"uint", "unsigned", (int)sizeof(int) * CHAR_BIT, false},
+    [IK_LONG] = {"long", "long", (int)sizeof(long) * CHAR_BIT, true},
+    [IK_ULONG] = {"ulong", "unsigned long", (int)sizeof(long) * CHAR_BIT, false},
+    [IK_LLONG] = {"llong", "long long", (int)sizeof(long long) * CHAR_BIT, true},
+    [IK_ULLONG] = {"ullong", "unsigned long long", (int)sizeof(long long) * CHAR_BIT, false},
+};
+
+int intk_bits(IntKind k) { return intk_facts[k].bits; }
+bool intk_signed(IntKind k) { return intk_facts[k].is_signed; }
+const char *intk_ir_name(IntKind k) { return intk_facts[k].ir; }
+const char *intk_c_name(IntKind k) { return intk_facts[k].c; }
+
+bool intk_from_ir_name(const char *name, IntKind *out) {
+  for (int k = 0; k < IK_COUNT; k++)
+    if (strcmp(intk_facts[k].ir, name) == 0) {
+      *out = (IntKind)k;
+      return true;
+    }
+  return false;
+}
+
+long long intk_wrap(IntKind k, long long v) {
+  if (k == IK_BOOL)
+    return v != 0;
+  int bits = intk_facts[k].bits;
+  if (bits >= 64)
+    return v;
+  unsigned long long mask = (1ULL << bits) - 1, u = (unsigned long long)v & mask;
+  if (intk_facts[k].is_signed && (u >> (bits - 1)))
+    return (long long)(u | ~mask); /* sign-extend: two's complement */
+  return (long long)u;
+}
 
 Type *ty_record(Arena *a, const char *name, int n, Type **elems) {
   Type *t = arena_alloc(a, sizeof *t);
@@ -161,8 +221,9 @@ bool type_eq(const Type *x, const Type *y) {
   switch (x->kind) {
   case TY_F64:
   case TY_F32:
-  case TY_INT:
     return true;
+  case TY_INT:
+    return x->ikind == y->ikind;
   case TY_TUPLE:
     if (x->n != y->n || (!x->name) != (!y->name))
       return false;
@@ -252,6 +313,12 @@ static const PrimInfo prim_table[P_COUNT] = {
     [P_AND] = {"and", 2, PC_LOGIC, "&&", true},
     [P_OR] = {"or", 2, PC_LOGIC, "||", true},
     [P_NOT] = {"not", 1, PC_LOGIC, "!", true},
+    [P_BAND] = {"band", 2, PC_BITS, "&", true},
+    [P_BOR] = {"bor", 2, PC_BITS, "|", true},
+    [P_BXOR] = {"bxor", 2, PC_BITS, "^", true},
+    [P_BNOT] = {"bnot", 1, PC_BITS, "~", true},
+    [P_SHL] = {"shl", 2, PC_SHIFT, "<<", true},
+    [P_SHR] = {"shr", 2, PC_SHIFT, ">>", true},
     [P_SQRT] = {"sqrt", 1, PC_MATH, "sqrt", false},
     [P_EXP] = {"exp", 1, PC_MATH, "exp", false},
     [P_LOG] = {"log", 1, PC_MATH, "log", false},
@@ -280,7 +347,45 @@ static const PrimInfo prim_table[P_COUNT] = {
     [P_TO_F64] = {"to_f64", 1, PC_CAST, "double", false},
     [P_TO_F32] = {"to_f32", 1, PC_CAST, "float", false},
     [P_TO_INT] = {"to_int", 1, PC_CAST, "int", false},
+    [P_TO_BOOL] = {"to_bool", 1, PC_CAST, "_Bool", false},
+    [P_TO_CHAR] = {"to_char", 1, PC_CAST, "char", false},
+    [P_TO_SCHAR] = {"to_schar", 1, PC_CAST, "signed char", false},
+    [P_TO_UCHAR] = {"to_uchar", 1, PC_CAST, "unsigned char", false},
+    [P_TO_SHORT] = {"to_short", 1, PC_CAST, "short", false},
+    [P_TO_USHORT] = {"to_ushort", 1, PC_CAST, "unsigned short", false},
+    [P_TO_UINT] = {"to_uint", 1, PC_CAST, "unsigned", false},
+    [P_TO_LONG] = {"to_long", 1, PC_CAST, "long", false},
+    [P_TO_ULONG] = {"to_ulong", 1, PC_CAST, "unsigned long", false},
+    [P_TO_LLONG] = {"to_llong", 1, PC_CAST, "long long", false},
+    [P_TO_ULLONG] = {"to_ullong", 1, PC_CAST, "unsigned long long", false},
 };
+
+/* The integer kind each integer cast converts to, in Prim order from
+ * P_TO_INT. */
+static const IntKind cast_kinds[] = {IK_INT,   IK_BOOL,   IK_CHAR,  IK_SCHAR,
+                                     IK_UCHAR, IK_SHORT,  IK_USHORT, IK_UINT,
+                                     IK_LONG,  IK_ULONG,  IK_LLONG, IK_ULLONG};
+
+Type *prim_cast_type(Prim p) {
+  if (p == P_TO_F64)
+    return ty_f64();
+  if (p == P_TO_F32)
+    return ty_f32();
+  if (p >= P_TO_INT && p <= P_TO_ULLONG)
+    return ty_intk(cast_kinds[p - P_TO_INT]);
+  return NULL;
+}
+
+Prim prim_cast_to(const Type *t) {
+  if (t->kind == TY_F64)
+    return P_TO_F64;
+  if (t->kind == TY_F32)
+    return P_TO_F32;
+  for (int i = 0; i <= P_TO_ULLONG - P_TO_INT; i++)
+    if (cast_kinds[i] == t->ikind)
+      return (Prim)(P_TO_INT + i);
+  return P_TO_INT;
+}
 
 const PrimInfo *prim_info(Prim p) {
   return (unsigned)p < P_COUNT ? &prim_table[p] : NULL;
@@ -337,8 +442,11 @@ Expr *ex_const(Arena *a, Type *t, double v) {
   switch (t->kind) {
   case TY_F32:
     return ex_f32(a, (float)v);
-  case TY_INT:
-    return ex_int(a, (long long)v);
+  case TY_INT: {
+    Expr *e = ex_int(a, intk_wrap(t->ikind, (long long)v));
+    e->type = t;
+    return e;
+  }
   default:
     return ex_f64(a, v);
   }
@@ -368,6 +476,8 @@ Expr *ex_prim(Arena *a, Prim op, int nargs, Expr **args) {
   switch (pi->cls) {
   case PC_ARITH:
   case PC_MATH:
+  case PC_BITS:
+  case PC_SHIFT:
     e->type = t0;
     break;
   case PC_CMP:
@@ -375,7 +485,7 @@ Expr *ex_prim(Arena *a, Prim op, int nargs, Expr **args) {
     e->type = ty_int();
     break;
   case PC_CAST:
-    e->type = op == P_TO_F64 ? ty_f64() : op == P_TO_F32 ? ty_f32() : ty_int();
+    e->type = prim_cast_type(op);
     break;
   }
   return e;

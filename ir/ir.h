@@ -57,7 +57,8 @@ void diag_set(Diag *d, Loc loc, const char *fmt, ...)
 typedef enum TypeKind {
   TY_F64,   /* IEEE binary64 (C double): active, its tangent is f64 */
   TY_F32,   /* IEEE binary32 (C float): active, its tangent is f32 */
-  TY_INT,   /* C int; also booleans and indices: inactive, no tangent */
+  TY_INT,   /* a C integer type, which one in `ikind` (int for booleans,
+               indices and lengths): inactive, no tangent */
   TY_TUPLE, /* product of `n` element types; n = 0 is unit. A tuple with a
                `name` is a nominal record (emitted as a C struct): the
                residual ("tape") of a reverse derivative */
@@ -66,9 +67,29 @@ typedef enum TypeKind {
                run-time length; a C pointer at function boundaries */
 } TypeKind;
 
+/* The C integer types (TY_INT), each with C's width, signedness and
+ * arithmetic on this target. The IR's arithmetic never promotes: lowering
+ * makes C's promotions and usual arithmetic conversions explicit casts. */
+typedef enum IntKind {
+  IK_INT,    /* int: also booleans, indices and lengths */
+  IK_BOOL,   /* _Bool: 0 or 1; conversion to it tests against zero */
+  IK_CHAR,   /* char (signed or not as the target says) */
+  IK_SCHAR,  /* signed char */
+  IK_UCHAR,  /* unsigned char */
+  IK_SHORT,  /* short */
+  IK_USHORT, /* unsigned short */
+  IK_UINT,   /* unsigned int */
+  IK_LONG,   /* long */
+  IK_ULONG,  /* unsigned long (size_t on LP64) */
+  IK_LLONG,  /* long long */
+  IK_ULLONG, /* unsigned long long */
+  IK_COUNT   /* number of integer kinds, not a kind */
+} IntKind;
+
 typedef struct Type Type;
 struct Type {
   TypeKind kind;
+  IntKind ikind;    /* TY_INT: which C integer type */
   int n;            /* TY_TUPLE: number of elements */
   Type **elems;     /* TY_TUPLE: element types */
   const char *name; /* TY_TUPLE: record name, NULL for a plain tuple */
@@ -82,6 +103,18 @@ struct Type {
 Type *ty_f64(void); /* shared, immutable scalar singletons */
 Type *ty_f32(void);
 Type *ty_int(void);
+Type *ty_intk(IntKind k); /* the singleton of integer kind k */
+/* Integer kinds' facts on this target: width in bits, signedness, the
+ * textual IR name ("int", "ulong", ...) and the C type name. */
+int intk_bits(IntKind k);
+bool intk_signed(IntKind k);
+const char *intk_ir_name(IntKind k);
+const char *intk_c_name(IntKind k);
+bool intk_from_ir_name(const char *name, IntKind *out);
+/* v reduced to kind k as C converts an integer to it (wrap-around modulo
+ * 2^bits; _Bool tests against zero). Unsigned 64-bit values are kept as
+ * their bit pattern in a long long. */
+long long intk_wrap(IntKind k, long long v);
 Type *ty_unit(Arena *a);
 Type *ty_tuple(Arena *a, int n, Type **elems);
 Type *ty_record(Arena *a, const char *name, int n, Type **elems);
@@ -132,6 +165,13 @@ typedef enum Prim {
   P_AND, /* a && b */
   P_OR,  /* a || b */
   P_NOT, /* !a */
+  /* bitwise operations on integers: C's operators on one integer type */
+  P_BAND, /* a & b */
+  P_BOR,  /* a | b */
+  P_BXOR, /* a ^ b */
+  P_BNOT, /* ~a */
+  P_SHL,  /* a << b: result of a's type, b any integer type */
+  P_SHR,  /* a >> b: arithmetic for signed a (as clang does), logical else */
   /* <math.h>, on f64 or f32 (the f-suffixed C function for f32) */
   P_SQRT,  /* sqrt(a) */
   P_EXP,   /* exp(a) */
@@ -161,7 +201,18 @@ typedef enum Prim {
   /* conversions, C semantics */
   P_TO_F64, /* (double)a from f32 or int */
   P_TO_F32, /* (float)a from f64 or int */
-  P_TO_INT, /* (int)a from f64 or f32, truncating */
+  P_TO_INT, /* (int)a from f64, f32 or any integer type, C semantics */
+  P_TO_BOOL,   /* (_Bool)a: a != 0 */
+  P_TO_CHAR,   /* (char)a */
+  P_TO_SCHAR,  /* (signed char)a */
+  P_TO_UCHAR,  /* (unsigned char)a */
+  P_TO_SHORT,  /* (short)a */
+  P_TO_USHORT, /* (unsigned short)a */
+  P_TO_UINT,   /* (unsigned)a */
+  P_TO_LONG,   /* (long)a */
+  P_TO_ULONG,  /* (unsigned long)a */
+  P_TO_LLONG,  /* (long long)a */
+  P_TO_ULLONG, /* (unsigned long long)a */
   P_COUNT   /* number of primitives, not a primitive */
 } Prim;
 
@@ -171,6 +222,8 @@ typedef enum PrimClass {
   PC_LOGIC, /* int operands, int result */
   PC_MATH,  /* float operands and result of one float type */
   PC_CAST,  /* one numeric operand, result type fixed by the primitive */
+  PC_BITS,  /* integer operands of one type and result of that type */
+  PC_SHIFT, /* integer operands of any types, result of the first's type */
 } PrimClass;
 
 typedef struct PrimInfo {
@@ -182,6 +235,9 @@ typedef struct PrimInfo {
 } PrimInfo;
 
 const PrimInfo *prim_info(Prim p);
+/* The result type of a PC_CAST primitive, and the cast to a type. */
+Type *prim_cast_type(Prim p);
+Prim prim_cast_to(const Type *t);
 bool prim_from_name(const char *name, Prim *out);
 
 /* -------------------------------------------------------- expressions */

@@ -242,11 +242,42 @@ static Expr *special_float(Parser *p, const char *s) {
   return NULL;
 }
 
+/* "3:ulong": an integer constant of another kind than int. */
+static Expr *parse_kinded_int(Parser *p, const Sexp *s, const char *colon) {
+  char digits[64];
+  size_t len = (size_t)(colon - s->atom);
+  IntKind k;
+  bool digits_only = len > 0 && len < sizeof digits;
+  for (size_t i = 0; digits_only && i < len; i++)
+    digits_only = (s->atom[i] >= '0' && s->atom[i] <= '9') || (i == 0 && s->atom[i] == '-');
+  if (!digits_only || !intk_from_ir_name(colon + 1, &k)) {
+    fail(p, loc_of(p, s), "malformed number '%s'", s->atom);
+    return NULL;
+  }
+  memcpy(digits, s->atom, len);
+  digits[len] = '\0';
+  char *end;
+  errno = 0;
+  long long v = intk_signed(k) || digits[0] == '-'
+                    ? strtoll(digits, &end, 10)
+                    : (long long)strtoull(digits, &end, 10);
+  if (*end || errno == ERANGE || intk_wrap(k, v) != v) {
+    fail(p, loc_of(p, s), "number '%s' out of range", s->atom);
+    return NULL;
+  }
+  Expr *e = ex_int(p->m->arena, v);
+  e->type = ty_intk(k);
+  return e;
+}
+
 static Expr *parse_number(Parser *p, const Sexp *s) {
   const char *text = s->atom;
   size_t len = strlen(text);
   char *end;
   errno = 0;
+  const char *colon = strchr(text, ':');
+  if (colon)
+    return parse_kinded_int(p, s, colon);
   if (text[len - 1] == 'f') {
     char digits[128];
     if (len > sizeof digits || !decimal_chars(text, len - 1))
@@ -339,8 +370,9 @@ static Type *convert_type_at(Parser *p, const Sexp *s, int depth) {
       return ty_f64();
     if (!strcmp(s->atom, "f32"))
       return ty_f32();
-    if (!strcmp(s->atom, "int"))
-      return ty_int();
+    IntKind k;
+    if (intk_from_ir_name(s->atom, &k))
+      return ty_intk(k);
     fail(p, loc_of(p, s), "unknown type '%s'", s->atom);
     return NULL;
   }

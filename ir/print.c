@@ -101,7 +101,12 @@ int format_const(char *buf, size_t size, const Type *t, double f,
   case TY_F32:
     return format_float(buf, size, f, true);
   default:
-    return snprintf(buf, size, "%lld", i);
+    if (t->ikind == IK_INT)
+      return snprintf(buf, size, "%lld", i);
+    /* other integer kinds carry their kind: "3:ulong" */
+    if (intk_signed(t->ikind))
+      return snprintf(buf, size, "%lld:%s", i, intk_ir_name(t->ikind));
+    return snprintf(buf, size, "%llu:%s", (unsigned long long)i, intk_ir_name(t->ikind));
   }
 }
 
@@ -120,7 +125,7 @@ void print_type(FILE *out, const Type *t) {
     fputs("f32", out);
     return;
   case TY_INT:
-    fputs("int", out);
+    fputs(intk_ir_name(t->ikind), out);
     return;
   case TY_TUPLE:
     if (t->name)
@@ -155,8 +160,9 @@ static int type_width(const Type *t, int budget) {
   switch (t->kind) {
   case TY_F64:
   case TY_F32:
-  case TY_INT:
     return 3;
+  case TY_INT:
+    return (int)strlen(intk_ir_name(t->ikind));
   case TY_TUPLE: {
     int w = t->name ? 9 + (int)strlen(t->name) : 6;
     for (int i = 0; i < t->n && w <= budget; i++)

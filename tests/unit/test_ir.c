@@ -721,6 +721,42 @@ static void test_interp_corpus(void) {
   EXPECT_VALUE(run(text, CHECK_SOURCE, "fact", 1, val_int(13)), val_int(1932053504));
   free(text);
 
+  text = corpus("int_kinds.ir");
+  {
+    unsigned a = 4000000000u, b = 7u;
+    EXPECT_VALUE(run(text, CHECK_SOURCE, "u32_wrap", 2, val_int(a), val_int(b)),
+                 val_int((long long)(unsigned)(a * b - (a + 4294967295u))));
+    unsigned long ua = 18446744073709551000ul, ub = 1000ul;
+    EXPECT_VALUE(run(text, CHECK_SOURCE, "udiv", 3, val_int((long long)ua), val_int((long long)ub),
+                     val_int(-1)),
+                 val_int((long long)(ua / ub + ua % ub + ((unsigned long)-1 > ua))));
+    long long xs[] = {-1, 300, -129, 70000, 4294967297LL, 0, -9223372036854775807LL};
+    for (int i = 0; i < 7; i++) {
+      long long x = xs[i];
+      long long want = (long long)(char)x + (long long)(signed char)x + (long long)(unsigned char)x +
+                       (long long)(short)x + (long long)(unsigned short)x + (long long)(_Bool)x +
+                       (long long)(long)x + (long long)(unsigned long)(unsigned long long)x;
+      EXPECT_VALUE(run(text, CHECK_SOURCE, "narrow", 1, val_int(x)), val_int(want));
+    }
+    long as[] = {-300, 12345, -1};
+    unsigned long bs[] = {~0ul, 77ul, 1ul << 63};
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 8; k += 3) {
+        long A = as[i];
+        unsigned long B = bs[i];
+        long x = A & 255, y = (A ^ -1L) | ~0L, z = A >> k, w = (long)(B >> k), v = x << (unsigned char)k;
+        EXPECT_VALUE(run(text, CHECK_SOURCE, "bits", 3, val_int(A), val_int((long long)B), val_int(k)),
+                     val_int(x + y + (z + w + v)));
+      }
+    unsigned long long u = 18446744073709551557ull;
+    long long sv = -123456789123LL;
+    double d = 3e9;
+    EXPECT_VALUE(run(text, CHECK_SOURCE, "to_float", 3, val_int((long long)u), val_int(sv), val_f64(d)),
+                 val_f64((double)u + (double)(float)sv +
+                         (double)((unsigned long long)d + (unsigned long long)(unsigned)d)));
+  }
+  free(text);
+
   text = corpus("shadow.ir");
   EXPECT_VALUE(run(text, CHECK_SOURCE, "shadow", 2, val_f64(1.0), val_f64(2.0)),
                val_f64(-27.0));
