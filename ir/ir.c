@@ -438,15 +438,18 @@ Expr *ex_int(Arena *a, long long v) {
   return e;
 }
 
+Expr *ex_const_int(Arena *a, Type *t, long long v) {
+  Expr *e = ex_int(a, intk_wrap(t->ikind, v));
+  e->type = t;
+  return e;
+}
+
 Expr *ex_const(Arena *a, Type *t, double v) {
   switch (t->kind) {
   case TY_F32:
     return ex_f32(a, (float)v);
-  case TY_INT: {
-    Expr *e = ex_int(a, intk_wrap(t->ikind, (long long)v));
-    e->type = t;
-    return e;
-  }
+  case TY_INT:
+    return ex_const_int(a, t, (long long)v);
   default:
     return ex_f64(a, v);
   }

@@ -319,6 +319,8 @@ Expr *ex_f64(Arena *a, double v);
 Expr *ex_f32(Arena *a, float v);
 Expr *ex_int(Arena *a, long long v);
 Expr *ex_const(Arena *a, Type *t, double v); /* any scalar type */
+/* An integer constant of integer type t: v as C converts it to t. */
+Expr *ex_const_int(Arena *a, Type *t, long long v);
 Expr *ex_var(Arena *a, Var *v);
 Expr *ex_let(Arena *a, Var *v, Expr *rhs, Expr *body);
 Expr *ex_prim(Arena *a, Prim op, int nargs, Expr **args);

@@ -37,9 +37,8 @@ namespace {
 // The IR type of a C type inside the subset, or null.
 Type *scalarType(QualType t) {
   const clang::Type *c = t.getCanonicalType().getTypePtr();
-  // An enum is its integer type, which clang makes unsigned int when no
-  // enumerator is negative: such an enum is outside the subset, else its
-  // comparisons would be unsigned.
+  // An enum is its integer type (unsigned int when no enumerator is
+  // negative), with that type's comparisons.
   if (const auto *e = dyn_cast<clang::EnumType>(c))
     return e->getDecl()->isComplete()
                ? scalarType(e->getDecl()->getIntegerType())
@@ -47,17 +46,27 @@ Type *scalarType(QualType t) {
   const auto *b = dyn_cast<clang::BuiltinType>(c);
   if (!b)
     return nullptr;
+  // clang-format off
   switch (b->getKind()) {
-  case clang::BuiltinType::Double:
-    return ty_f64();
-  case clang::BuiltinType::Float:
-    return ty_f32();
-  case clang::BuiltinType::Int:
+  case clang::BuiltinType::Double: return ty_f64();
+  case clang::BuiltinType::Float: return ty_f32();
+  case clang::BuiltinType::Int: return ty_int();
   case clang::BuiltinType::Bool: // a 0/1 int; conversions to it are explicit
     return ty_int();
-  default:
-    return nullptr;
+  case clang::BuiltinType::Char_S:
+  case clang::BuiltinType::Char_U: return ty_intk(IK_CHAR);
+  case clang::BuiltinType::SChar: return ty_intk(IK_SCHAR);
+  case clang::BuiltinType::UChar: return ty_intk(IK_UCHAR);
+  case clang::BuiltinType::Short: return ty_intk(IK_SHORT);
+  case clang::BuiltinType::UShort: return ty_intk(IK_USHORT);
+  case clang::BuiltinType::UInt: return ty_intk(IK_UINT);
+  case clang::BuiltinType::Long: return ty_intk(IK_LONG);
+  case clang::BuiltinType::ULong: return ty_intk(IK_ULONG);
+  case clang::BuiltinType::LongLong: return ty_intk(IK_LLONG);
+  case clang::BuiltinType::ULongLong: return ty_intk(IK_ULLONG);
+  default: return nullptr;
   }
+  // clang-format on
 }
 
 bool isBool(QualType t) { return t.getCanonicalType()->isBooleanType(); }
@@ -93,7 +102,7 @@ std::string typeProblem(QualType t, const std::string &role,
   if (c->isVectorType())
     return "vector types are not supported";
   if (c->isIntegerType() && !c->isBooleanType()) {
-    const std::string tail = "; only 'int' integers are supported";
+    const std::string tail = "; only the standard integer types are supported";
     if (!name.empty())
       return role + " '" + name + "' has type " + quotedType(t) + tail;
     if (role == "return")
@@ -168,6 +177,11 @@ bool binaryPrim(clang::BinaryOperatorKind op, Prim &p) {
   case clang::BO_Mul: p = P_MUL; return true;
   case clang::BO_Div: p = P_DIV; return true;
   case clang::BO_Rem: p = P_MOD; return true;
+  case clang::BO_And: p = P_BAND; return true;
+  case clang::BO_Or: p = P_BOR; return true;
+  case clang::BO_Xor: p = P_BXOR; return true;
+  case clang::BO_Shl: p = P_SHL; return true;
+  case clang::BO_Shr: p = P_SHR; return true;
   case clang::BO_LT: p = P_LT; return true;
   case clang::BO_GT: p = P_GT; return true;
   case clang::BO_LE: p = P_LE; return true;
@@ -760,15 +774,11 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   Type *t = exprType(e);
   if (const auto *d = dyn_cast<DeclRefExpr>(e))
     return lowerDeclRef(d, env);
-  if (const auto *i = dyn_cast<clang::IntegerLiteral>(e)) {
-    // the IR's integers are C ints: a wider constant would change meaning
-    if (i->getValue().getMinSignedBits() > 32) {
-      fail(loc, "integer constant " + std::to_string(i->getValue().getSExtValue()) +
-                    " does not fit in 'int'");
-      return mkInt(0, loc);
-    }
-    return mkInt(i->getValue().getSExtValue(), loc);
-  }
+  if (const auto *i = dyn_cast<clang::IntegerLiteral>(e))
+    return at(intConstant(i->getValue(), i->getType()->isUnsignedIntegerType(), t), loc);
+  if (isa<clang::UnaryExprOrTypeTraitExpr>(e) || isa<clang::OffsetOfExpr>(e))
+    if (Expr *k = foldConstant(e, t)) // sizeof, _Alignof, offsetof
+      return at(k, loc);
   if (const auto *c = dyn_cast<clang::CharacterLiteral>(e))
     return mkInt((long long)c->getValue(), loc);
   if (const auto *f = dyn_cast<clang::FloatingLiteral>(e))
@@ -817,13 +827,22 @@ Expr *Lowerer::lowerGlobalRead(const VarDecl *v, Type *t, SourceLocation loc) {
   fail(loc, "reads of global variable '" + v->getNameAsString() + "'");
 }
 
+// An integer constant of IR integer type t (the bits of v as C converts
+// them to t).
+Expr *Lowerer::intConstant(const llvm::APInt &v, bool isUnsigned, Type *t) {
+  long long x = v.getBitWidth() > 64 ? 0
+                : isUnsigned        ? (long long)v.getZExtValue()
+                                    : v.getSExtValue();
+  return ex_const_int(arena, t, x);
+}
+
 // The value of a constant expression as a constant of IR type `t`, or null.
 Expr *Lowerer::foldConstant(const CExpr *e, Type *t) {
   CExpr::EvalResult r;
   if (e->isValueDependent() || !e->EvaluateAsRValue(r, ctx) || r.HasSideEffects)
     return nullptr;
-  if (r.Val.isInt() && t->kind == TY_INT && r.Val.getInt().getMinSignedBits() <= 32)
-    return ex_int(arena, r.Val.getInt().getSExtValue());
+  if (r.Val.isInt() && t->kind == TY_INT)
+    return intConstant(r.Val.getInt(), r.Val.getInt().isUnsigned(), t);
   if (r.Val.isFloat() && type_is_float(t))
     return ex_const(arena, t, toDouble(r.Val.getFloat()));
   return nullptr;
@@ -874,14 +893,7 @@ Expr *Lowerer::convert(Expr *x, QualType from, QualType to,
     fail(loc, typeProblem(f ? to : from, "", ""));
   if (type_eq(f, t))
     return x;
-  switch (t->kind) {
-  case TY_F64:
-    return mkPrim1(P_TO_F64, x, loc);
-  case TY_F32:
-    return mkPrim1(P_TO_F32, x, loc);
-  default:
-    return mkPrim1(P_TO_INT, x, loc);
-  }
+  return mkPrim1(prim_cast_to(t), x, loc);
 }
 
 // 0 or 1, as C's conversion to _Bool and the operands of && || give.
@@ -890,7 +902,7 @@ Expr *Lowerer::truthValue(Expr *x, SourceLocation loc) {
     return mkPrim2(P_NE, x, mkConst(x->type, 0, loc), loc);
   if (isBooleanValued(x))
     return x;
-  return mkPrim2(P_NE, x, mkInt(0, loc), loc);
+  return mkPrim2(P_NE, x, x->type ? mkConst(x->type, 0, loc) : mkInt(0, loc), loc);
 }
 
 // An int condition for E_IF, which takes any nonzero int as true.
@@ -910,6 +922,8 @@ Expr *Lowerer::lowerUnary(const UnaryOperator *u, const Env &env) {
     return mkPrim1(P_NEG, lowerExpr(sub, env), loc);
   case clang::UO_Plus:
     return lowerExpr(sub, env);
+  case clang::UO_Not:
+    return mkPrim1(P_BNOT, lowerExpr(sub, env), loc);
   case clang::UO_LNot: {
     Expr *x = lowerExpr(sub, env);
     if (x->type && type_is_float(x->type))

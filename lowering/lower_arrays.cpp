@@ -27,12 +27,12 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
       elem = ty_f64();
     else if (b && b->getKind() == clang::BuiltinType::Float)
       elem = ty_f32();
-    else if (b && b->getKind() == clang::BuiltinType::Int)
-      elem = ty_int();
+    else if (pointee->isIntegerType() && !pointee->isBooleanType())
+      elem = irScalarType(pointee); // any integer kind, enums included
     if (!elem) {
       QualType shown = p->getOriginalType();
       problem = "parameter '" + name + "' has type '" + shown.getAsString() +
-                "'; only pointers to double, float or int are supported";
+                "'; only pointers to double, float or integers are supported";
       return false;
     }
     type = ty_array(arena, elem);
@@ -427,8 +427,8 @@ Expr *Lowerer::lowerIndex(const CExpr *idx, const Env &env) {
     return mkInt(c, idx->getExprLoc());
   Expr *i = lowerExpr(idx, env);
   if (!i->type || i->type->kind != TY_INT)
-    fail(idx->getExprLoc(), "array index '" + text(idx) + "' is not an int");
-  return i;
+    fail(idx->getExprLoc(), "array index '" + text(idx) + "' is not an integer");
+  return toKind(i, ty_int(), idx->getExprLoc());
 }
 
 Expr *Lowerer::arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,

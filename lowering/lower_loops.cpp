@@ -36,11 +36,43 @@ static bool isCounterRef(const CExpr *e, const VarDecl *counter) {
   return false;
 }
 
+// Is e the counter, or the counter plus or minus a constant (`i + 1`,
+// `1 + i`, `i - 2`)? `offset` is what is added.
+static bool counterSide(const CExpr *e, const VarDecl *counter,
+                        clang::ASTContext &ctx, long long &offset) {
+  offset = 0;
+  if (isCounterRef(e, counter))
+    return true;
+  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+  if (!b || !b->isAdditiveOp())
+    return false;
+  CExpr::EvalResult r;
+  auto constant = [&](const CExpr *c, long long &v) {
+    if (c->isValueDependent() || !c->EvaluateAsInt(r, ctx) || r.HasSideEffects ||
+        r.Val.getInt().getMinSignedBits() > 32)
+      return false;
+    v = r.Val.getInt().getSExtValue();
+    return true;
+  };
+  long long v;
+  if (isCounterRef(b->getLHS(), counter) && constant(b->getRHS(), v)) {
+    offset = b->getOpcode() == clang::BO_Add ? v : -v;
+    return true;
+  }
+  if (b->getOpcode() == clang::BO_Add && isCounterRef(b->getRHS(), counter) &&
+      constant(b->getLHS(), v)) {
+    offset = v;
+    return true;
+  }
+  return false;
+}
+
 static clang::BinaryOperatorKind reversed(clang::BinaryOperatorKind k) {
   switch (k) {
   case clang::BO_LT: return clang::BO_GT;
   case clang::BO_GT: return clang::BO_LT;
   case clang::BO_LE: return clang::BO_GE;
+  case clang::BO_NE: return clang::BO_NE;
   default: return clang::BO_LE;
   }
 }
@@ -59,23 +91,41 @@ static bool refersTo(const Stmt *s, const VarDecl *v) {
 
 // ------------------------------------------------------ int arithmetic
 
+// Integer arithmetic in the operands' kind (both of one kind; int when
+// untyped), folding constants as C computes them in that kind.
+static Type *kindOf(const Expr *a) {
+  return a->type && a->type->kind == TY_INT ? a->type : ty_int();
+}
+
+// Folding x op y in kind t gives C's value: always for + - *, which wrap;
+// for / % and comparisons only when the signed and unsigned readings of
+// the stored bit patterns agree.
+static bool foldable(const Type *t, long long x, long long y) {
+  return intk_signed(t->ikind) || (x >= 0 && y >= 0);
+}
+
+Expr *Lowerer::kInt(Type *t, long long v, SourceLocation loc) {
+  return at(ex_const_int(arena, t, v), loc);
+}
+
 Expr *Lowerer::iAdd(Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
+  Type *t = kindOf(a);
   if (intConst(a, x) && intConst(b, y))
-    return mkInt(x + y, loc);
+    return kInt(t, (long long)((unsigned long long)x + (unsigned long long)y), loc);
   if (isIntConst(b, 0))
     return a;
   if (isIntConst(a, 0))
     return b;
-  if (intConst(b, y) && y < 0)
-    return at(ex_prim2(arena, P_SUB, a, mkInt(-y, loc)), loc);
+  if (intConst(b, y) && y < 0 && y != LLONG_MIN)
+    return at(ex_prim2(arena, P_SUB, a, kInt(t, -y, loc)), loc);
   return at(ex_prim2(arena, P_ADD, a, b), loc);
 }
 
 Expr *Lowerer::iSub(Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
   if (intConst(a, x) && intConst(b, y))
-    return mkInt(x - y, loc);
+    return kInt(kindOf(a), (long long)((unsigned long long)x - (unsigned long long)y), loc);
   if (isIntConst(b, 0))
     return a;
   return at(ex_prim2(arena, P_SUB, a, b), loc);
@@ -84,7 +134,7 @@ Expr *Lowerer::iSub(Expr *a, Expr *b, SourceLocation loc) {
 Expr *Lowerer::iMul(Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
   if (intConst(a, x) && intConst(b, y))
-    return mkInt(x * y, loc);
+    return kInt(kindOf(a), (long long)((unsigned long long)x * (unsigned long long)y), loc);
   if (isIntConst(b, 1))
     return a;
   if (isIntConst(a, 1))
@@ -94,8 +144,9 @@ Expr *Lowerer::iMul(Expr *a, Expr *b, SourceLocation loc) {
 
 Expr *Lowerer::iDiv(Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
-  if (intConst(a, x) && intConst(b, y) && y != 0)
-    return mkInt(x / y, loc);
+  Type *t = kindOf(a);
+  if (intConst(a, x) && intConst(b, y) && y > 0 && foldable(t, x, y))
+    return kInt(t, x / y, loc);
   if (isIntConst(b, 1))
     return a;
   return at(ex_prim2(arena, P_DIV, a, b), loc);
@@ -103,16 +154,17 @@ Expr *Lowerer::iDiv(Expr *a, Expr *b, SourceLocation loc) {
 
 Expr *Lowerer::iMod(Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
-  if (intConst(a, x) && intConst(b, y) && y != 0)
-    return mkInt(x % y, loc);
+  Type *t = kindOf(a);
+  if (intConst(a, x) && intConst(b, y) && y > 0 && foldable(t, x, y))
+    return kInt(t, x % y, loc);
   if (isIntConst(b, 1))
-    return mkInt(0, loc);
+    return kInt(t, 0, loc);
   return at(ex_prim2(arena, P_MOD, a, b), loc);
 }
 
 Expr *Lowerer::iCmp(Prim p, Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
-  if (intConst(a, x) && intConst(b, y)) {
+  if (intConst(a, x) && intConst(b, y) && foldable(kindOf(a), x, y)) {
     bool r = p == P_LT ? x < y : p == P_LE ? x <= y : p == P_GT ? x > y
                                                                 : x >= y;
     return mkInt(r, loc);
@@ -120,11 +172,28 @@ Expr *Lowerer::iCmp(Prim p, Expr *a, Expr *b, SourceLocation loc) {
   return at(ex_prim2(arena, p, a, b), loc);
 }
 
+// x as a value of integer type t (C's conversion), or x when it has it.
+Expr *Lowerer::toKind(Expr *x, Type *t, SourceLocation loc) {
+  if (x->type && type_eq(x->type, t))
+    return x;
+  long long v;
+  if (intConst(x, v) && x->type && x->type->kind == TY_INT && t->kind == TY_INT)
+    return kInt(t, v, loc);
+  return mkPrim1(prim_cast_to(t), x, loc);
+}
+
+// The counter's value at iteration k (an int): lo + k * step, in the
+// counter's own type as C computes it.
+Expr *Lowerer::counterAt(const Bounds &b, Expr *k, SourceLocation loc) {
+  Type *t = kindOf(b.lo);
+  return iAdd(dup(arena, b.lo), iMul(toKind(k, t, loc), kInt(t, b.step, loc), loc), loc);
+}
+
 // max(a, b) = if a > b then a else b; `a` and `b` are copied.
 Expr *Lowerer::iMax(Expr *a, Expr *b, SourceLocation loc) {
   long long x, y;
-  if (intConst(a, x) && intConst(b, y))
-    return mkInt(std::max(x, y), loc);
+  if (intConst(a, x) && intConst(b, y) && foldable(kindOf(a), x, y))
+    return kInt(kindOf(a), std::max(x, y), loc);
   if (exprEq(a, b))
     return a;
   return mkIf(iCmp(P_GT, a, b, loc), dup(arena, a), dup(arena, b), loc);
@@ -226,11 +295,11 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   if (!cond)
     fail(loc, "loop without a condition is not supported");
   const auto *b = dyn_cast<BinaryOperator>(cond->IgnoreParens());
-  if (!b || !b->isRelationalOp())
+  if (!b || !(b->isRelationalOp() || b->getOpcode() == clang::BO_NE))
     fail(cond->getExprLoc(),
          "loop condition '" + text(cond) +
-             "' is not supported; compare the counter with '<', '<=', '>' "
-             "or '>='");
+             "' is not supported; compare the counter with '<', '<=', '>', "
+             "'>=' or '!='");
   const CExpr *l = b->getLHS()->IgnoreParenImpCasts();
   const CExpr *r = b->getRHS()->IgnoreParenImpCasts();
   if (!h.counter) { // for (; i < n; i++): the counter from the condition
@@ -243,27 +312,31 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
       fail(cond->getExprLoc(), "loop condition '" + text(cond) +
                                    "' does not test a counter variable");
   }
-  if (isCounterRef(l, h.counter)) {
+  long long offset;
+  if (counterSide(b->getLHS(), h.counter, ctx, offset)) {
     h.hi = b->getRHS();
     h.cmp = b->getOpcode();
-  } else if (isCounterRef(r, h.counter)) {
+    h.offset = offset;
+  } else if (counterSide(b->getRHS(), h.counter, ctx, offset)) {
     h.hi = b->getLHS();
     h.cmp = reversed(b->getOpcode());
+    h.offset = offset;
   } else {
     fail(cond->getExprLoc(), "loop condition '" + text(cond) +
                                  "' does not test the counter '" +
                                  h.counter->getNameAsString() + "'");
   }
-  if (!h.counter->getType()->isSpecificBuiltinType(clang::BuiltinType::Int))
+  QualType ct = h.counter->getType();
+  if (!ct->isIntegerType() || ct->isBooleanType() || !irScalarType(ct))
     fail(h.counter->getLocation(),
          "loop counter '" + h.counter->getNameAsString() + "' has type '" +
-             h.counter->getType().getUnqualifiedType().getAsString() +
-             "'; only 'int' counters are supported");
+             ct.getUnqualifiedType().getAsString() +
+             "'; only integer counters are supported");
+  // C compares in the operands' common type, integer or floating
   if (!irScalarType(b->getLHS()->getType()) ||
-      irScalarType(b->getLHS()->getType())->kind != TY_INT ||
-      !h.hi->getType()->isSpecificBuiltinType(clang::BuiltinType::Int))
+      !b->getLHS()->getType()->isRealType())
     fail(h.hi->getExprLoc(),
-         "loop bound '" + text(h.hi) + "' is not an 'int' expression");
+         "loop bound '" + text(h.hi) + "' is not an arithmetic expression");
   if (env && !h.declaredInInit && !env->vars.count({h.counter, kWhole}))
     fail(cond->getExprLoc(), "unsupported loop counter '" +
                                  h.counter->getNameAsString() + "'");
@@ -315,6 +388,15 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
              "'i += 2', 'i--')");
   if (h.step == 0)
     fail(inc->getExprLoc(), "loop step '" + text(inc) + "' is zero");
+  // `i != n` stepping by one ends where `i < n` (or `i > n`) does; a loop
+  // that starts beyond n never ends in C, and runs no iteration here.
+  if (h.cmp == clang::BO_NE) {
+    if (h.step != 1 && h.step != -1)
+      fail(cond->getExprLoc(), "loop condition '" + text(cond) +
+                                   "' with a step other than 1 or -1 is not "
+                                   "supported; compare with '<' or '>'");
+    h.cmp = h.step > 0 ? clang::BO_LT : clang::BO_GT;
+  }
   bool up = h.cmp == clang::BO_LT || h.cmp == clang::BO_LE;
   if (up != (h.step > 0))
     fail(cond->getExprLoc(), "loop condition '" + text(cond) +
@@ -324,6 +406,10 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   return h;
 }
 
+// The trip count is computed in the type C compares in (the common type of
+// counter and bound, which may be unsigned or floating: `j <= p` with a
+// double p), then converted to the IR's int; the counter's values are
+// computed in its own type (counterAt).
 Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
                             std::vector<Binding> &pre) {
   SourceLocation loc = h.stmt->getForLoc();
@@ -332,29 +418,45 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
   Expr *lo = h.lo ? lowerExpr(h.lo, env)
                   : readPlace({h.counter, kWhole}, loc, env);
   if (!lo->type || lo->type->kind != TY_INT)
-    fail(h.lo ? h.lo->getExprLoc() : loc, "loop start is not an int");
-  lo = simpleOrBound(lo, "lo", pre, loc);
-  Expr *hi = simpleOrBound(lowerExpr(h.hi, env), "hi", pre, loc);
+    fail(h.lo ? h.lo->getExprLoc() : loc, "loop start is not an integer");
+  Type *counterType = irScalarType(h.counter->getType());
+  lo = simpleOrBound(toKind(lo, counterType, loc), "lo", pre, loc);
+  Expr *hi = lowerExpr(h.hi, env);
+  Type *cmpType = hi->type;
+  if (h.offset) // i + c < n: i < n - c
+    hi = type_is_float(cmpType)
+             ? mkPrim2(P_SUB, hi, mkConst(cmpType, (double)h.offset, loc), loc)
+             : iSub(hi, kInt(cmpType, h.offset, loc), loc);
+  hi = simpleOrBound(hi, "hi", pre, loc);
+  Expr *loC = lo;
+  if (!type_eq(cmpType, counterType))
+    loC = simpleOrBound(convert(dup(arena, lo), h.counter->getType(), h.hi->getType(), loc),
+                        "lo_cmp", pre, loc);
   auto d = [&](Expr *e) { return dup(arena, e); };
   long long c = h.step > 0 ? h.step : -h.step;
-  Expr *from = h.step > 0 ? lo : hi, *to = h.step > 0 ? hi : lo;
+  Expr *from = h.step > 0 ? loC : hi, *to = h.step > 0 ? hi : loC;
   bool strict = h.cmp == clang::BO_LT || h.cmp == clang::BO_GT;
-  // n = to > from ? (to - from + c - 1) / c : 0          (< and >)
-  // n = to >= from ? (to - from) / c + 1 : 0              (<= and >=)
-  Expr *test = iCmp(strict ? P_GT : P_GE, d(to), d(from), loc);
-  Expr *n = strict ? iDiv(iAdd(iSub(d(to), d(from), loc), mkInt(c - 1, loc),
-                               loc),
-                          mkInt(c, loc), loc)
-                   : iAdd(iDiv(iSub(d(to), d(from), loc), mkInt(c, loc), loc),
-                          mkInt(1, loc), loc);
-  long long t;
-  if (intConst(test, t))
-    b.tripExpr = t ? n : mkInt(0, loc);
-  else
-    b.tripExpr = mkIf(test, n, mkInt(0, loc), loc);
-  long long tc;
-  if (intConst(b.tripExpr, tc) && tc < 0)
-    b.tripExpr = mkInt(0, loc);
+  if (type_is_float(cmpType))
+    b.tripExpr = floatTrip(d(from), d(to), c, strict, loc);
+  else {
+    // n = to > from ? (to - from + c - 1) / c : 0          (< and >)
+    // n = to >= from ? (to - from) / c + 1 : 0              (<= and >=)
+    Expr *test = iCmp(strict ? P_GT : P_GE, d(to), d(from), loc);
+    Expr *n = strict ? iDiv(iAdd(iSub(d(to), d(from), loc), kInt(cmpType, c - 1, loc),
+                                 loc),
+                            kInt(cmpType, c, loc), loc)
+                     : iAdd(iDiv(iSub(d(to), d(from), loc), kInt(cmpType, c, loc), loc),
+                            kInt(cmpType, 1, loc), loc);
+    long long t;
+    if (intConst(test, t))
+      b.tripExpr = t ? n : kInt(cmpType, 0, loc);
+    else
+      b.tripExpr = mkIf(test, n, kInt(cmpType, 0, loc), loc);
+    long long tc;
+    if (intConst(b.tripExpr, tc) && tc < 0 && intk_signed(cmpType->ikind))
+      b.tripExpr = kInt(cmpType, 0, loc);
+    b.tripExpr = toKind(b.tripExpr, ty_int(), loc);
+  }
   b.lo = lo;
   if (b.tripExpr->kind == E_CONST || b.tripExpr->kind == E_VAR) {
     b.trip = b.tripExpr;
@@ -366,9 +468,26 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
   }
   if (h.step > 0)
     b.imin = lo;
-  else
-    b.imin = strict ? iAdd(d(hi), mkInt(1, loc), loc) : hi;
+  else if (type_eq(cmpType, counterType))
+    b.imin = strict ? iAdd(d(hi), kInt(counterType, 1, loc), loc) : hi;
+  else // the smallest value, lo + (n-1)*step, in the counter's type
+    b.imin = counterAt(b, iSub(d(b.trip), mkInt(1, loc), loc), loc);
   return b;
+}
+
+// The trip count of a loop whose comparison is floating (`j <= p`): the
+// counter's values are exact in the comparison's type while they stay
+// below 2^53, so n = ceil((to - from) / c) for < and floor(...) + 1 for <=,
+// when to > from (>=).
+Expr *Lowerer::floatTrip(Expr *from, Expr *to, long long c, bool strict,
+                         SourceLocation loc) {
+  Type *t = from->type;
+  Expr *span = mkPrim2(P_DIV, mkPrim2(P_SUB, to, from, loc),
+                       mkConst(t, (double)c, loc), loc);
+  Expr *n = strict ? mkPrim1(P_CEIL, span, loc)
+                   : mkPrim2(P_ADD, mkPrim1(P_FLOOR, span, loc), mkConst(t, 1, loc), loc);
+  Expr *test = mkPrim2(strict ? P_GT : P_GE, dup(arena, to), dup(arena, from), loc);
+  return mkIf(test, mkPrim1(P_TO_INT, n, loc), mkInt(0, loc), loc);
 }
 
 // ------------------------------------------------------------------ scan
@@ -756,8 +875,8 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
   const VarDecl *counter = lc.h.counter;
   Expr *cv = spec.counter;
   if (!cv)
-    cv = iAdd(dup(arena, lc.b.lo),
-              iMul(mkVar(spec.index, loc), mkInt(lc.b.step, loc), loc), loc);
+    cv = counterAt(lc.b, mkVar(spec.index, loc), loc);
+  cv = toKind(cv, irScalarType(counter->getType()), loc);
   if (cv->kind == E_VAR) {
     env.vars[{counter, kWhole}] = cv->var;
   } else {
@@ -874,7 +993,8 @@ Expr *Lowerer::inlineLoop(const ForStmt *s, LoopCtx &owner, const Rest *next,
              "write flattened across loops; not supported yet");
   std::vector<Binding> bind;
   Var *c = newVar(h.counter);
-  bind.push_back({c, dup(arena, owner.inlined.at(s)), loc});
+  bind.push_back({c, toKind(dup(arena, owner.inlined.at(s)), irScalarType(h.counter->getType()), loc),
+                  loc});
   env.vars[{h.counter, kWhole}] = c;
   for (const Place &p : sc.order) {
     if (owner.keep.count(p))
@@ -1026,12 +1146,10 @@ Expr *Lowerer::scatterTarget(LoopCtx &lc, const Site &site, const Env &entry,
   for (size_t j = site.path.size(); j-- > 0;) {
     const Bounds &b = inner[j];
     Expr *kj = iMod(dup(arena, rem), dup(arena, b.trip), loc);
-    spec.inlined[site.path[j]] =
-        iAdd(dup(arena, b.lo), iMul(kj, mkInt(b.step, loc), loc), loc);
+    spec.inlined[site.path[j]] = counterAt(b, kj, loc);
     rem = iDiv(rem, dup(arena, b.trip), loc);
   }
-  spec.counter =
-      iAdd(dup(arena, lc.b.lo), iMul(rem, mkInt(lc.b.step, loc), loc), loc);
+  spec.counter = counterAt(lc.b, rem, loc);
   Expr *body = lowerLoopBody(lc, spec, entry);
   checkPoison(body, nullptr, -1);
   return at(ex_scatter(arena, mkVar(base.value, loc), n, spec.index, body),
@@ -1120,12 +1238,10 @@ Expr *Lowerer::sumBody(LoopCtx &lc, const Env &entry,
     for (size_t j = path.size(); j-- > 0;) {
       const Bounds &b = inner[j];
       Expr *kj = iMod(dup(arena, rem), dup(arena, b.trip), loc);
-      spec.inlined[path[j]] =
-          iAdd(dup(arena, b.lo), iMul(kj, mkInt(b.step, loc), loc), loc);
+      spec.inlined[path[j]] = counterAt(b, kj, loc);
       rem = iDiv(rem, dup(arena, b.trip), loc);
     }
-    spec.counter =
-        iAdd(dup(arena, lc.b.lo), iMul(rem, mkInt(lc.b.step, loc), loc), loc);
+    spec.counter = counterAt(lc.b, rem, loc);
   }
   return lowerLoopBody(lc, spec, entry);
 }
@@ -1352,10 +1468,7 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   }
 
   if (!lc.h.declaredInInit) // the counter keeps its final value
-    bindPlace({lc.h.counter, kWhole},
-              iAdd(dup(arena, lc.b.lo),
-                   iMul(dup(arena, lc.b.trip), mkInt(lc.b.step, loc), loc),
-                   loc));
+    bindPlace({lc.h.counter, kWhole}, counterAt(lc.b, dup(arena, lc.b.trip), loc));
   return wrapInLets(pre,
                     wrapInLets(post, lowerSeq(next, std::move(out), tail)));
 }

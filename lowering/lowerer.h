@@ -153,6 +153,7 @@ struct LoopHeader {
   const CExpr *hi = nullptr;
   clang::BinaryOperatorKind cmp = clang::BO_LT; // counter CMP hi
   long long step = 1;                           // nonzero
+  long long offset = 0; // the condition tests counter + offset CMP hi
 };
 
 // A write to an element of an array declared outside the loop.
@@ -337,6 +338,7 @@ public:
   Expr *lowerGlobalRead(const VarDecl *v, Type *t, SourceLocation loc);
   Expr *lowerCast(const CastExpr *c, const Env &env);
   Expr *foldConstant(const CExpr *e, Type *t);
+  Expr *intConstant(const llvm::APInt &v, bool isUnsigned, Type *t);
   Expr *lowerUnary(const UnaryOperator *u, const Env &env);
   Expr *lowerBinary(const BinaryOperator *b, const Env &env);
   Expr *lowerLogical(const BinaryOperator *b, const Env &env);
@@ -471,6 +473,11 @@ public:
   Expr *mkTuple(std::vector<Expr *> xs, SourceLocation loc) {
     return at(ex_tuple(arena, (int)xs.size(), xs.data()), loc);
   }
+  Expr *kInt(Type *t, long long v, SourceLocation loc);
+  Expr *toKind(Expr *x, Type *t, SourceLocation loc);
+  Expr *counterAt(const Bounds &b, Expr *k, SourceLocation loc);
+  Expr *floatTrip(Expr *from, Expr *to, long long c, bool strict,
+                  SourceLocation loc);
   Expr *iAdd(Expr *a, Expr *b, SourceLocation loc);
   Expr *iSub(Expr *a, Expr *b, SourceLocation loc);
   Expr *iMul(Expr *a, Expr *b, SourceLocation loc);

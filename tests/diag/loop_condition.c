@@ -1,7 +1,15 @@
 __attribute__((differentiable))
 double f(const double *a, int n) {
   double s = 0;
-  for (int i = 0; i != n; i++) // expect-error: cannot differentiate 'f': loop condition 'i != n' is not supported; compare the counter with '<', '<=', '>' or '>='
+  for (int i = 0; i == n; i++) // expect-error: cannot differentiate 'f': loop condition 'i == n' is not supported; compare the counter with '<', '<=', '>', '>=' or '!='
+    s += a[i];
+  return s;
+}
+
+__attribute__((differentiable))
+double g(const double *a, int n) {
+  double s = 0;
+  for (int i = 0; i != n; i += 2) // expect-error: cannot differentiate 'g': loop condition 'i != n' with a step other than 1 or -1 is not supported; compare with '<' or '>'
     s += a[i];
   return s;
 }
