@@ -212,7 +212,11 @@ class Gen:
         opts += ["k"]
         if c.ints and r.random() < 0.1:
             i = r.choice(c.ints)
-            return X(self, "((@T)(%s) * #0.25)" % i)
+            # integer arithmetic in the variable's own type: bitwise
+            # operators, shifts, unsigned wrap-around and remainders
+            form = r.choice(["%s", "%s", "(%s ^ 5) & 3", "(%s << 2) %% 7u", "%s * 3u - 1u > 4u",
+                             "(%s | 8) >> 1", "~%s & 0x3", "(%s + 0UL) %% 3"])
+            return X(self, "((@T)(" + form % i + ") * #0.25)")
         k = r.choice(opts)
         if k == "v":
             return X(self, r.choice(c.vars))
@@ -422,13 +426,13 @@ class Gen:
         form = r.choice(["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2"])
         out = []
         v = self.newvar(fn)
-        hdr = "for (int %s = 0; %s < n; %s++)" % (i, i, i)
+        hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i)
         if form in ("sum", "ifsum", "step2"):
             out.append(S(self, "raw", "@T %s = #0.0;" % v))
             if form == "sum":
                 body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
             elif form == "step2":
-                hdr = "for (int %s = 0; %s < n; %s += 2)" % (i, i, i)
+                hdr = "for (" + fn.ity + " %s = 0; %s < n; %s += 2)" % (i, i, i)
                 body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
             else:
                 fn.kinks += 1
@@ -452,7 +456,7 @@ class Gen:
             # the tracked value must depend on i, or every later step is a tie
             e = X(self, "(%s[%s] + {0})" % (fn.arrays[0], i), [self.expr(lc, 1)])
             out.append(S(self, "raw", "@T %s = %s[0];" % (v, fn.arrays[0])))
-            hdr = "for (int %s = 1; %s < n; %s++)" % (i, i, i)
+            hdr = "for (" + fn.ity + " %s = 1; %s < n; %s++)" % (i, i, i)
             body = [S(self, "if", exprs=[X(self, "{0} > %s" % v, [e], ifmt="gk_gt({0}, %s)" % v, t="b")],
                       body=[S(self, "raw", "%s = {0};" % v, [e])])]
             out.append(S(self, "for", hdr, body=body))
@@ -465,12 +469,12 @@ class Gen:
             rd = c.reads + reads_at(i, False) + ["%s[%s]" % (a, j) for a in fn.arrays]
             nc = c.sub(reads=rd, ints=c.ints + [i, j])
             jlo = r.choice(["%s + 1" % i, "0", i])
-            inner = S(self, "for", "for (int %s = %s; %s < n; %s++)" % (j, jlo, j, j),
+            inner = S(self, "for", "for (" + fn.ity + " %s = %s; %s < n; %s++)" % (j, jlo, j, j),
                       body=[S(self, "raw", "%s += {0};" % v, [self.expr(nc, 2)])])
             out.append(S(self, "for", hdr, body=[inner]))
         elif form == "horner":
             out.append(S(self, "raw", "@T %s = #0.0;" % v))
-            hdr = "for (int %s = n - 1; %s >= 0; %s--)" % (i, i, i)
+            hdr = "for (" + fn.sity + " %s = n - 1; %s >= 0; %s--)" % (i, i, i)
             body = [S(self, "raw", "%s = %s * #0.5 + {0};" % (v, v), [self.expr(lc, 2)])]
             out.append(S(self, "for", hdr, body=body))
         c.vars.append(v)
@@ -502,14 +506,14 @@ class Gen:
         lc = c.sub(reads=c.reads + rd, ints=c.ints + [i])
         out = []
         if fn.has_idx and r.random() < 0.5:
-            out.append(S(self, "for", "for (int %s = 0; %s < n; %s++)" % (i, i, i),
+            out.append(S(self, "for", "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i),
                          body=[S(self, "raw", "%s[%s] = #0.0;" % (fn.out, i), fixed=True)], fixed=True))
-            out.append(S(self, "for", "for (int %s = 0; %s < n; %s++)" % (i, i, i),
+            out.append(S(self, "for", "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i),
                          body=[S(self, "raw", "%s[idx[%s]] += {0} + #0.1 * tanh({1});" % (fn.out, i),
                                  [self.expr(lc, 2), self.use_all(c)])],
                          fixed=True))
         else:
-            out.append(S(self, "for", "for (int %s = 0; %s < n; %s++)" % (i, i, i),
+            out.append(S(self, "for", "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i),
                          body=[S(self, "raw", "%s[%s] = {0} + #0.1 * tanh({1});" % (fn.out, i),
                                  [self.expr(lc, 2), self.use_all(c)],
                                  fixed=True)], fixed=True))
@@ -542,6 +546,14 @@ class Gen:
         fn.scalars = ["a%d" % q for q in range(nsc)]
         if r.random() < 0.2:
             fn.intparam = ("m", r.randint(0, 3))
+        # the type of n and of the loop counters: every integer type C has
+        # (a decreasing loop to 0 needs a signed counter)
+        fn.ity = r.choice(["int"] * 6 + ["unsigned", "long", "size_t", "unsigned long",
+                                         "long long", "unsigned long long", "short",
+                                         "unsigned short", "ptrdiff_t", "int64_t", "uint32_t"])
+        fn.sity = fn.ity if fn.ity in ("int", "long", "long long", "short", "ptrdiff_t",
+                                       "int64_t") else "long"
+        fn.mty = r.choice(["int"] * 3 + ["unsigned", "long", "size_t", "char"])
         # parameter order: arrays, idx, out, n, scalars, int (shuffled a little)
         for a in fn.arrays:
             fn.params.append(("arr", a))
@@ -606,6 +618,8 @@ class Gen:
 
 PRELUDE = r"""/* Generated by tests/gen/gen.py --seed %(seed)d: do not edit by hand. */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "chad.h"
 #include "gradcheck.h"
 
@@ -683,8 +697,10 @@ def signature(fn, name, annotated):
             ps.append("const int *idx")
         elif kind == "out":
             ps.append("%s *%s" % (T, nm))
-        elif kind in ("n", "int"):
-            ps.append("int %s" % nm)
+        elif kind == "n":
+            ps.append("%s %s" % (fn.ity, nm))
+        elif kind == "int":
+            ps.append("%s %s" % (fn.mty, nm))
         else:
             ps.append("%s %s" % (T, nm))
     ret = T if fn.ret else "void"
@@ -818,7 +834,7 @@ def render_plain(g, st):
     """Only the annotated functions: compiled without the plugin, under
     -Werror, by the reducer to reject candidates that are not valid C or
     that leave variables unused."""
-    parts = ['#include <math.h>\n#include "chad.h"\n']
+    parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n']
     for fn in g.funcs:
         if fn.id not in st.drop:
             parts.append(render_fn(fn, st, False))
