@@ -1,7 +1,8 @@
 /* deriv.c: the table of partial derivatives of the smooth primitives.
  * Requires atoms as operands (the partials mention them several times);
  * guarantees partials built only from those atoms, constants of the
- * operands' float type, and primitives of that type. */
+ * operands' float type, and primitives of that type (with the int operand
+ * of ldexp, scalbn and powi, and int comparisons with 0 on it). */
 #include "ad/deriv.h"
 
 typedef struct Pd {
@@ -27,17 +28,32 @@ bool deriv_is_smooth(Prim op, Type *result_type) {
   const PrimInfo *pi = prim_info(op);
   if (!type_is_float(result_type))
     return false;
-  return pi->cls == PC_ARITH || pi->cls == PC_MATH;
+  return pi->cls == PC_ARITH || pi->cls == PC_MATH || pi->cls == PC_MATH_INT;
 }
 
-/* Partial derivatives of x = op(a, b) with respect to a (out[0]) and b
- * (out[1]). NULL means the partial is structurally zero; the constant 1 is
- * returned as NULL in one[i] = true so the map becomes `1`, not `scale 1`. */
-static void partials(Pd *p, Prim op, Expr **args, Expr *x, Expr *out[2],
-                     bool one[2], bool minus_one[2]) {
+/* n, the int operand of powi, converted to the float type. */
+static Expr *to_float(Pd *p, Expr *n) {
+  return ex_prim1(p->a, p->t->kind == TY_F32 ? P_TO_F32 : P_TO_F64, n);
+}
+
+/* The quotient n of fmod and remainder, a = n b + x exactly: (a - x) / b
+ * is within rounding of the integer n, which rounding recovers. a/b itself
+ * is not enough: fmod(1, 0.1) takes 9 b's, and 1/0.1 rounds to 10. */
+static Expr *quotient(Pd *p, Expr *a, Expr *b, Expr *x) {
+  return call1(p, P_ROUND, dvd(p, sub(p, a, x), b));
+}
+
+/* Partial derivatives of x = op(a, b, c) with respect to a (out[0]), b
+ * (out[1]) and c (out[2]). NULL means the partial is structurally zero; the
+ * constant 1 is returned as NULL in one[i] = true so the map becomes `1`,
+ * not `scale 1`. */
+static void partials(Pd *p, Prim op, Expr **args, Expr *x, Expr *out[3],
+                     bool one[3], bool minus_one[3]) {
   Expr *a = args[0], *b = args[1];
-  out[0] = out[1] = NULL;
-  one[0] = one[1] = minus_one[0] = minus_one[1] = false;
+  for (int i = 0; i < 3; i++) {
+    out[i] = NULL;
+    one[i] = minus_one[i] = false;
+  }
   switch (op) {
   case P_ADD: one[0] = one[1] = true; break;
   case P_SUB: one[0] = true; minus_one[1] = true; break;
@@ -91,7 +107,55 @@ static void partials(Pd *p, Prim op, Expr **args, Expr *x, Expr *out[2],
   case P_FLOOR:
   case P_CEIL:
   case P_ROUND:
+  case P_TRUNC:
+  case P_RINT:
+  case P_NEARBYINT:
     break; /* piecewise constant: derivative zero almost everywhere */
+  case P_LGAMMA: out[0] = call1(p, P_DIGAMMA, a); break;
+  case P_TGAMMA: out[0] = mul(p, x, call1(p, P_DIGAMMA, a)); break;
+  case P_EXP2: out[0] = mul(p, x, k(p, 0.69314718055994531)); break; /* ln 2 */
+  case P_LOG2: out[0] = dvd(p, k(p, 1.4426950408889634), a); break; /* 1/ln 2 */
+  case P_LOG10: out[0] = dvd(p, k(p, 0.43429448190325183), a); break; /* 1/ln 10 */
+  case P_FMA: out[0] = b; out[1] = a; one[2] = true; break;
+  case P_FMOD:
+  case P_REMAINDER: /* a - n b with n locally constant */
+    one[0] = true;
+    out[1] = neg(p, quotient(p, a, b, x));
+    break;
+  case P_COPYSIGN: /* |a| sign(b): 1 where a and b have the same sign */
+    out[0] = mul(p, ex_prim2(p->a, P_COPYSIGN, k(p, 1), a),
+                 ex_prim2(p->a, P_COPYSIGN, k(p, 1), b));
+    break;
+  case P_FDIM: { /* a - b where a > b, else the constant 0 */
+    Expr *above = indicator(p, ex_prim2(p->a, P_GT, a, b));
+    out[0] = above;
+    out[1] = neg(p, above);
+    break;
+  }
+  case P_ERFC: /* -2/sqrt(pi) exp(-a^2) */
+    out[0] = mul(p, k(p, -1.1283791670955126), call1(p, P_EXP, neg(p, sq(p, a))));
+    break;
+  case P_ASINH: /* 1/sqrt(a^2 + 1); hypot does not overflow for large a */
+    out[0] = dvd(p, k(p, 1), ex_prim2(p->a, P_HYPOT, a, k(p, 1)));
+    break;
+  case P_ACOSH: /* 1/sqrt((a - 1)(a + 1)), accurate near 1 */
+    out[0] = dvd(p, k(p, 1), call1(p, P_SQRT, mul(p, sub(p, a, k(p, 1)), add(p, a, k(p, 1)))));
+    break;
+  case P_ATANH: /* 1/((1 - a)(1 + a)), accurate near -1 and 1 */
+    out[0] = dvd(p, k(p, 1), mul(p, sub(p, k(p, 1), a), add(p, k(p, 1), a)));
+    break;
+  case P_LDEXP:
+  case P_SCALBN: /* a 2^n: the partial 2^n is exact; n is an int */
+    out[0] = ex_prim2(p->a, op, k(p, 1), b);
+    break;
+  case P_POWI: { /* n a^(n-1); for n = 0, 0 a^0 = 0 rather than 0 a^-1,
+                    which is NaN at a = 0. The exponent is computed in the
+                    float type: n - 1 overflows int at INT_MIN. */
+    Expr *n = to_float(p, b);
+    Expr *nonzero = indicator(p, ex_prim2(p->a, P_NE, b, ex_int(p->a, 0)));
+    out[0] = mul(p, n, ex_prim2(p->a, P_POW, a, sub(p, n, nonzero)));
+    break;
+  }
   default:
     break;
   }
@@ -100,12 +164,14 @@ static void partials(Pd *p, Prim op, Expr **args, Expr *x, Expr *out[2],
 Expr *deriv_jacobian(Arena *a, Prim op, Expr **args, Expr *x,
                      const bool *active) {
   Pd p = {a, x->type};
-  Expr *ks[2];
-  bool one[2], minus_one[2];
-  partials(&p, op, args, x, ks, one, minus_one);
   int arity = prim_info(op)->arity;
-  Expr *parts[2];
-  Type *dom[2];
+  Expr *ks[3], *ops[3];
+  for (int i = 0; i < 3; i++) /* absent operands: NULL, never read */
+    ops[i] = i < arity ? args[i] : NULL;
+  bool one[3], minus_one[3];
+  partials(&p, op, ops, x, ks, one, minus_one);
+  Expr *parts[3];
+  Type *dom[3];
   int n = 0;
   for (int i = 0; i < arity; i++) {
     if (!active[i])

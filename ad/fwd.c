@@ -72,8 +72,8 @@ static void fwd_prim(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   }
   if (!deriv_is_smooth(rhs->op, t))
     return;
-  bool active[2] = {false, false};
-  Expr *dargs[2];
+  bool active[3] = {false, false, false};
+  Expr *dargs[3];
   int n = 0;
   for (int i = 0; i < rhs->nargs; i++) {
     active[i] = has_tangent(s, rhs->args[i]);

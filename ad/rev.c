@@ -480,7 +480,7 @@ static void backprop_prim(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   }
   if (!deriv_is_smooth(rhs->op, rhs->type))
     return;
-  bool active[2] = {false, false};
+  bool active[3] = {false, false, false};
   int n = 0;
   for (int i = 0; i < rhs->nargs; i++) {
     active[i] = rhs->args[i]->kind == E_VAR && type_is_float(rhs->args[i]->type);

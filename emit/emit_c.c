@@ -470,6 +470,12 @@ static const char *prim_text(Em *e, Expr *rhs) {
     return a1 ? arena_printf(e->a, "%s %s %s", a0, pi->c_name, a1)
               : arena_printf(e->a, "%s%s", pi->c_name, a0);
   bool f32 = rhs->args[0]->type->kind == TY_F32;
+  if (rhs->op == P_POWI) /* the conversion C makes at the call, written out:
+                            an implicit one of a large constant warns */
+    a1 = arena_printf(e->a, "(%s)%s", f32 ? "float" : "double", a1);
+  if (rhs->nargs == 3)
+    return arena_printf(e->a, "%s%s(%s, %s, %s)", pi->c_name, f32 ? "f" : "", a0, a1,
+                        operand_text(e, rhs->args[2]));
   if (a1)
     return arena_printf(e->a, "%s%s(%s, %s)", pi->c_name, f32 ? "f" : "", a0, a1);
   return arena_printf(e->a, "%s%s(%s)", pi->c_name, f32 ? "f" : "", a0);
@@ -1581,6 +1587,31 @@ static const char *quiet_begin =
     "#endif\n";
 static const char *quiet_end = "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n";
 
+/* The special functions of ir/special.inc, as text (special_text.h is
+ * made from it by cmake/text_to_c.cmake): defined once per translation
+ * unit, by the first derivatives that call one. */
+#include "special_text.h"
+
+/* Whether x calls one of them. Follows a let chain's bodies in a loop:
+ * only nesting, not length, costs stack. */
+static bool uses_helper(const Expr *x) {
+  for (; x; x = x->body) {
+    if (x->kind == E_PRIM && prim_info(x->op)->helper)
+      return true;
+    for (int i = 0; i < x->nargs; i++)
+      if (uses_helper(x->args[i]))
+        return true;
+  }
+  return false;
+}
+
+static void emit_special(StrBuf *out) {
+  sb_puts(out, "#ifndef CHAD_SPECIAL_DEFINED\n#define CHAD_SPECIAL_DEFINED\n");
+  for (int i = 0; special_text[i]; i++)
+    sb_puts(out, special_text[i]);
+  sb_puts(out, "#endif\n\n");
+}
+
 char *emit_definitions(Module *m, const Func *f, Diag *err) {
   Func *fns[4];
   const char *suffix[4] = {"aug", "bwd", "fwd", "rev"};
@@ -1596,6 +1627,11 @@ char *emit_definitions(Module *m, const Func *f, Diag *err) {
             f->name);
   sb_puts(&out, "#include <math.h>\n");
   sb_puts(&out, runtime_text);
+  bool special = false;
+  for (int i = 0; i < 4; i++)
+    special = special || (fns[i] && uses_helper(fns[i]->body));
+  if (special)
+    emit_special(&out);
   sb_puts(&out, quiet_begin);
   bool ok = true;
   if (fns[0] && fns[1]) { /* the halves exist for functions callers can use */

@@ -290,9 +290,25 @@ static bool check_shape(Checker *c, const Expr *e) {
 
 /* ---------------------------------------------------------- primitives */
 
+/* ldexp(a, n) and C's pow(a, n): a float value scaled or raised by an int. */
+static bool check_math_int(Checker *c, Expr *e) {
+  const PrimInfo *pi = prim_info(e->op);
+  Type *t = e->args[0]->type, *n = e->args[1]->type;
+  if (!type_is_float(t) || !type_eq(n, ty_int()))
+    return fail(c, e, "'%s' needs an f64 or f32 operand and an int one, got %s and %s",
+                pi->name, tname(t), tname(n));
+  e->type = t;
+  return true;
+}
+
 static bool check_prim(Checker *c, Expr *e) {
   const PrimInfo *pi = prim_info(e->op);
   Type *t = e->args[0]->type;
+  if (pi->helper && c->mode == CHECK_SOURCE)
+    return fail(c, e, "'%s' is only for derivatives, not in a source program",
+                pi->name);
+  if (pi->cls == PC_MATH_INT)
+    return check_math_int(c, e);
   if (pi->cls == PC_SHIFT) {
     for (int i = 0; i < e->nargs; i++)
       if (e->args[i]->type->kind != TY_INT)
@@ -333,6 +349,8 @@ static bool check_prim(Checker *c, Expr *e) {
                   tname(t));
     e->type = t;
     return true;
+  case PC_MATH_INT: /* handled before the operand types are compared */
+    return check_math_int(c, e);
   case PC_CAST:
     if (!is_numeric(t))
       return fail(c, e, "'%s' needs a numeric operand, got %s", pi->name,

@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/special.inc" /* chad_digamma: the same text generated code carries */
+
 enum { MAX_CALL_DEPTH = 10000 };
 
 /* ------------------------------------------------------ scratch regions */
@@ -460,7 +462,7 @@ static int compare(Prim op, double x, double y) {
   }
 }
 
-static double math_f64(Prim op, double x, double y) {
+static double math_f64(Prim op, double x, double y, double z) {
   switch (op) {
   case P_SQRT: return sqrt(x);
   case P_EXP: return exp(x);
@@ -486,11 +488,29 @@ static double math_f64(Prim op, double x, double y) {
   case P_CBRT: return cbrt(x);
   case P_FLOOR: return floor(x);
   case P_CEIL: return ceil(x);
+  case P_LGAMMA: return lgamma(x);
+  case P_TGAMMA: return tgamma(x);
+  case P_EXP2: return exp2(x);
+  case P_LOG2: return log2(x);
+  case P_LOG10: return log10(x);
+  case P_FMA: return fma(x, y, z);
+  case P_FMOD: return fmod(x, y);
+  case P_REMAINDER: return remainder(x, y);
+  case P_COPYSIGN: return copysign(x, y);
+  case P_FDIM: return fdim(x, y);
+  case P_TRUNC: return trunc(x);
+  case P_RINT: return rint(x);
+  case P_NEARBYINT: return nearbyint(x);
+  case P_ERFC: return erfc(x);
+  case P_ASINH: return asinh(x);
+  case P_ACOSH: return acosh(x);
+  case P_ATANH: return atanh(x);
+  case P_DIGAMMA: return chad_digamma(x);
   default: return round(x);
   }
 }
 
-static float math_f32(Prim op, float x, float y) {
+static float math_f32(Prim op, float x, float y, float z) {
   switch (op) {
   case P_SQRT: return sqrtf(x);
   case P_EXP: return expf(x);
@@ -516,8 +536,45 @@ static float math_f32(Prim op, float x, float y) {
   case P_CBRT: return cbrtf(x);
   case P_FLOOR: return floorf(x);
   case P_CEIL: return ceilf(x);
+  case P_LGAMMA: return lgammaf(x);
+  case P_TGAMMA: return tgammaf(x);
+  case P_EXP2: return exp2f(x);
+  case P_LOG2: return log2f(x);
+  case P_LOG10: return log10f(x);
+  case P_FMA: return fmaf(x, y, z);
+  case P_FMOD: return fmodf(x, y);
+  case P_REMAINDER: return remainderf(x, y);
+  case P_COPYSIGN: return copysignf(x, y);
+  case P_FDIM: return fdimf(x, y);
+  case P_TRUNC: return truncf(x);
+  case P_RINT: return rintf(x);
+  case P_NEARBYINT: return nearbyintf(x);
+  case P_ERFC: return erfcf(x);
+  case P_ASINH: return asinhf(x);
+  case P_ACOSH: return acoshf(x);
+  case P_ATANH: return atanhf(x);
+  case P_DIGAMMA: return chad_digammaf(x);
   default: return roundf(x);
   }
+}
+
+/* ldexp, scalbn and C's pow(x, n): a float operand and an int one, which
+ * pow converts to the float's type as C does at the call. */
+static bool math_int(Machine *mc, const Expr *e, const Value *x, const Value *n,
+                     Value *out) {
+  if ((x->kind != V_F64 && x->kind != V_F32) || n->kind != V_INT)
+    return fail(mc, e, "'%s' needs an f64 or f32 operand and an int one",
+                prim_info(e->op)->name);
+  int k = (int)n->i;
+  if (x->kind == V_F64)
+    *out = val_f64(e->op == P_POWI    ? pow(x->f, (double)k)
+                   : e->op == P_LDEXP ? ldexp(x->f, k)
+                                      : scalbn(x->f, k));
+  else
+    *out = val_f32(e->op == P_POWI    ? powf((float)x->f, (float)k)
+                   : e->op == P_LDEXP ? ldexpf((float)x->f, k)
+                                      : scalbnf((float)x->f, k));
+  return true;
 }
 
 /* An integer value of kind `from` as a double or float, as C converts. */
@@ -574,8 +631,11 @@ static bool apply_prim(Machine *mc, const Expr *e, const Value *args,
   const PrimInfo *pi = prim_info(e->op);
   if (!pi || e->nargs != pi->arity)
     return fail(mc, e, "malformed primitive application");
-  const Value *x = &args[0], *y = &args[pi->arity - 1];
-  if (!is_number(x) || (x->kind != y->kind && pi->cls != PC_SHIFT))
+  /* y and z repeat x when there are fewer operands */
+  const Value *x = &args[0], *y = &args[pi->arity > 1], *z = &args[pi->arity - 1];
+  /* mixed kinds are checked by math_int and the shifts */
+  bool mixed = pi->cls == PC_MATH_INT || pi->cls == PC_SHIFT;
+  if (!mixed && (!is_number(x) || x->kind != y->kind || x->kind != z->kind))
     return fail(mc, e, "operands of '%s' of unsuitable kinds", pi->name);
   switch (pi->cls) {
   case PC_BITS:
@@ -603,12 +663,14 @@ static bool apply_prim(Machine *mc, const Expr *e, const Value *args,
     return true;
   case PC_MATH:
     if (x->kind == V_F64)
-      *out = val_f64(math_f64(e->op, x->f, y->f));
+      *out = val_f64(math_f64(e->op, x->f, y->f, z->f));
     else if (x->kind == V_F32)
-      *out = val_f32(math_f32(e->op, (float)x->f, (float)y->f));
+      *out = val_f32(math_f32(e->op, (float)x->f, (float)y->f, (float)z->f));
     else
       return fail(mc, e, "'%s' needs f64 or f32 operands", pi->name);
     return true;
+  case PC_MATH_INT:
+    return math_int(mc, e, x, y, out);
   case PC_CAST:
     return cast(mc, e, x, out);
   }

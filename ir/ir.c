@@ -344,6 +344,27 @@ static const PrimInfo prim_table[P_COUNT] = {
     [P_FLOOR] = {"floor", 1, PC_MATH, "floor", false},
     [P_CEIL] = {"ceil", 1, PC_MATH, "ceil", false},
     [P_ROUND] = {"round", 1, PC_MATH, "round", false},
+    [P_LGAMMA] = {"lgamma", 1, PC_MATH, "lgamma", false},
+    [P_TGAMMA] = {"tgamma", 1, PC_MATH, "tgamma", false},
+    [P_EXP2] = {"exp2", 1, PC_MATH, "exp2", false},
+    [P_LOG2] = {"log2", 1, PC_MATH, "log2", false},
+    [P_LOG10] = {"log10", 1, PC_MATH, "log10", false},
+    [P_FMA] = {"fma", 3, PC_MATH, "fma", false},
+    [P_FMOD] = {"fmod", 2, PC_MATH, "fmod", false},
+    [P_REMAINDER] = {"remainder", 2, PC_MATH, "remainder", false},
+    [P_COPYSIGN] = {"copysign", 2, PC_MATH, "copysign", false},
+    [P_FDIM] = {"fdim", 2, PC_MATH, "fdim", false},
+    [P_TRUNC] = {"trunc", 1, PC_MATH, "trunc", false},
+    [P_RINT] = {"rint", 1, PC_MATH, "rint", false},
+    [P_NEARBYINT] = {"nearbyint", 1, PC_MATH, "nearbyint", false},
+    [P_ERFC] = {"erfc", 1, PC_MATH, "erfc", false},
+    [P_ASINH] = {"asinh", 1, PC_MATH, "asinh", false},
+    [P_ACOSH] = {"acosh", 1, PC_MATH, "acosh", false},
+    [P_ATANH] = {"atanh", 1, PC_MATH, "atanh", false},
+    [P_LDEXP] = {"ldexp", 2, PC_MATH_INT, "ldexp", false},
+    [P_SCALBN] = {"scalbn", 2, PC_MATH_INT, "scalbn", false},
+    [P_POWI] = {"powi", 2, PC_MATH_INT, "pow", false},
+    [P_DIGAMMA] = {"digamma", 1, PC_MATH, "chad_digamma", false, true},
     [P_TO_F64] = {"to_f64", 1, PC_CAST, "double", false},
     [P_TO_F32] = {"to_f32", 1, PC_CAST, "float", false},
     [P_TO_INT] = {"to_int", 1, PC_CAST, "int", false},
@@ -481,6 +502,7 @@ Expr *ex_prim(Arena *a, Prim op, int nargs, Expr **args) {
   case PC_MATH:
   case PC_BITS:
   case PC_SHIFT:
+  case PC_MATH_INT:
     e->type = t0;
     break;
   case PC_CMP:

@@ -198,6 +198,28 @@ typedef enum Prim {
   P_FLOOR, /* floor(a): derivative zero almost everywhere */
   P_CEIL,  /* ceil(a) */
   P_ROUND, /* round(a) */
+  P_LGAMMA,    /* lgamma(a): log |gamma(a)| */
+  P_TGAMMA,    /* tgamma(a) */
+  P_EXP2,      /* exp2(a) */
+  P_LOG2,      /* log2(a) */
+  P_LOG10,     /* log10(a) */
+  P_FMA,       /* fma(a, b, c): a * b + c rounded once */
+  P_FMOD,      /* fmod(a, b): a - n b, n = a/b truncated, exactly */
+  P_REMAINDER, /* remainder(a, b): a - n b, n = a/b rounded to even */
+  P_COPYSIGN,  /* copysign(a, b): |a| with the sign of b */
+  P_FDIM,      /* fdim(a, b): a - b if a > b, else +0 */
+  P_TRUNC,     /* trunc(a) */
+  P_RINT,      /* rint(a), in the current rounding mode */
+  P_NEARBYINT, /* nearbyint(a) */
+  P_ERFC,      /* erfc(a): 1 - erf(a) without the cancellation */
+  P_ASINH,     /* asinh(a) */
+  P_ACOSH,     /* acosh(a) */
+  P_ATANH,     /* atanh(a) */
+  P_LDEXP,     /* ldexp(a, n), n int: a 2^n */
+  P_SCALBN,    /* scalbn(a, n), n int: a 2^n (FLT_RADIX is 2) */
+  P_POWI,      /* pow(a, n), n int converted to a's type: C's pow(x, 3) */
+  P_DIGAMMA,   /* chad_digamma(a): d/da lgamma(a); only in derivatives,
+                  C has none, so generated code carries its own */
   /* conversions, C semantics */
   P_TO_F64, /* (double)a from f32 or int */
   P_TO_F32, /* (float)a from f64 or int */
@@ -221,6 +243,8 @@ typedef enum PrimClass {
   PC_CMP,   /* numeric operands of one type, int result */
   PC_LOGIC, /* int operands, int result */
   PC_MATH,  /* float operands and result of one float type */
+  PC_MATH_INT, /* a float operand, then an int one (ldexp's exponent);
+                  the result has the float operand's type */
   PC_CAST,  /* one numeric operand, result type fixed by the primitive */
   PC_BITS,  /* integer operands of one type and result of that type */
   PC_SHIFT, /* integer operands of any types, result of the first's type */
@@ -228,10 +252,12 @@ typedef enum PrimClass {
 
 typedef struct PrimInfo {
   const char *name;   /* textual IR name, e.g. "add", "sqrt" */
-  int arity;          /* 1 or 2 */
+  int arity;          /* 1, 2 or 3 (fma) */
   PrimClass cls;      /* typing rule */
   const char *c_name; /* C operator ("+") or <math.h> function ("sqrt") */
   bool infix;         /* c_name is an operator */
+  bool helper;        /* c_name is chad's own function, emitted with the
+                         code that calls it: only in derivatives */
 } PrimInfo;
 
 const PrimInfo *prim_info(Prim p);

@@ -1017,26 +1017,51 @@ Expr *Lowerer::lowerCall(const CallExpr *c, const Env &env) {
   fail(loc, "call to '" + name + "' which is not differentiable");
 }
 
+// The int n when a lowered exponent of pow is n converted to a float type
+// (`pow(x, n)`, `pow(x, 3)`) or a float constant of integer value
+// (`pow(x, 2.0)`): pow(x, n) then has the derivative n x^(n-1), finite for
+// x <= 0, which does not need log(x) as a general exponent's does.
+static Expr *intExponent(Arena *arena, Expr *e) {
+  if (e->kind == E_PRIM && (e->op == P_TO_F64 || e->op == P_TO_F32) &&
+      e->args[0]->type && type_eq(e->args[0]->type, ty_int()))
+    return e->args[0];
+  if (e->kind == E_CONST && type_is_float(e->type) && std::trunc(e->fval) == e->fval &&
+      std::fabs(e->fval) <= 2147483647.0) {
+    Expr *n = ex_int(arena, (long long)e->fval);
+    n->loc = e->loc;
+    return n;
+  }
+  return nullptr;
+}
+
 // Null when the call does not have the standard signature (a user function
 // that happens to be called `sin`).
 Expr *Lowerer::lowerMathCall(const CallExpr *c, const MathFunction &m,
                              const Env &env) {
   Type *want = m.isFloat ? ty_f32() : ty_f64();
-  if ((int)c->getNumArgs() != prim_info(m.prim)->arity)
+  const PrimInfo *pi = prim_info(m.prim);
+  if ((int)c->getNumArgs() != pi->arity)
     return nullptr;
   Type *ret = scalarType(c->getType());
   if (!ret || !type_eq(ret, want))
     return nullptr;
-  for (const CExpr *a : c->arguments()) {
-    Type *t = scalarType(a->getType());
-    if (!t || !type_eq(t, want))
+  for (unsigned i = 0; i < c->getNumArgs(); i++) {
+    // ldexp and scalbn take the exponent as an int
+    Type *need = pi->cls == PC_MATH_INT && i == 1 ? ty_int() : want;
+    Type *t = scalarType(c->getArg(i)->getType());
+    if (!t || !type_eq(t, need))
       return nullptr;
   }
   std::vector<Expr *> args;
   for (const CExpr *a : c->arguments())
     args.push_back(lowerExpr(a, env));
-  return at(ex_prim(arena, m.prim, (int)args.size(), args.data()),
-            c->getBeginLoc());
+  Prim op = m.prim;
+  if (op == P_POW)
+    if (Expr *n = intExponent(arena, args[1])) {
+      op = P_POWI;
+      args[1] = n;
+    }
+  return at(ex_prim(arena, op, (int)args.size(), args.data()), c->getBeginLoc());
 }
 
 } // namespace lowering_detail

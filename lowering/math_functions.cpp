@@ -17,7 +17,13 @@ static const MathName kMathNames[] = {
     {"tanh", P_TANH},   {"fabs", P_FABS},   {"fmin", P_FMIN},
     {"fmax", P_FMAX},   {"hypot", P_HYPOT}, {"erf", P_ERF},
     {"cbrt", P_CBRT},   {"floor", P_FLOOR}, {"ceil", P_CEIL},
-    {"round", P_ROUND},
+    {"round", P_ROUND}, {"lgamma", P_LGAMMA}, {"tgamma", P_TGAMMA},
+    {"exp2", P_EXP2},   {"log2", P_LOG2},   {"log10", P_LOG10},
+    {"fma", P_FMA},     {"fmod", P_FMOD},   {"remainder", P_REMAINDER},
+    {"copysign", P_COPYSIGN}, {"fdim", P_FDIM}, {"trunc", P_TRUNC},
+    {"rint", P_RINT},   {"nearbyint", P_NEARBYINT}, {"erfc", P_ERFC},
+    {"asinh", P_ASINH}, {"acosh", P_ACOSH}, {"atanh", P_ATANH},
+    {"ldexp", P_LDEXP}, {"scalbn", P_SCALBN},
 };
 
 static bool lookupDoubleForm(llvm::StringRef name, Prim &prim) {

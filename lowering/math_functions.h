@@ -2,7 +2,8 @@
 //
 // Requires: nothing.
 // Guarantees: lookupMathFunction recognises exactly the functions that have
-// a Prim (sqrt ... round), in their double form ("sin"), their float form
+// a Prim (sqrt ... scalbn; not digamma, which C lacks, nor powi, which is
+// pow with an int exponent), in their double form ("sin"), their float form
 // ("sinf", which operates on f32) and clang's builtin spelling
 // ("__builtin_sin"). Long double forms ("sinl") are not recognised.
 #ifndef CHAD_LOWERING_MATH_FUNCTIONS_H

@@ -724,11 +724,69 @@ static void test_call_chain(void) {
   module_free(m);
 }
 
+/* ------------------------------------------ partials at special points */
+
+/* The tangent f$fwd gives at the arguments (tangents interleaved). */
+static double tangent_at(Module *m, const char *name, int n, const Value *args) {
+  Arena *a = arena_new();
+  Value r;
+  double t = NAN;
+  if (call(m, a, ad_name(m, name, "fwd"), n, args, &r))
+    t = as_double(&r.elems[1]);
+  arena_free(a);
+  return t;
+}
+
+/* Exact partials where finite differences cannot look: the quotient of
+ * fmod and remainder right at a jump (fmod(1, 0.1) takes 9 times 0.1,
+ * though 1/0.1 rounds to 10), pow(x, n) at 0 and below, ldexp, copysign of
+ * -0; and an inactive argument costs nothing (lgamma of an int, no call of
+ * digamma). */
+static void test_special_partials(void) {
+  const char *text =
+      "(def q_fmod f64 ((a f64) (b f64)) (fmod a b))\n"
+      "(def q_rem f64 ((a f64) (b f64)) (remainder a b))\n"
+      "(def q_powi f64 ((x f64) (n int)) (powi x n))\n"
+      "(def q_powif f32 ((x f32) (n int)) (powi x n))\n"
+      "(def q_ldexp f64 ((x f64) (n int)) (ldexp x n))\n"
+      "(def q_copysign f64 ((a f64) (b f64)) (copysign a b))\n"
+      "(def q_lgamma f64 ((x f64)) (lgamma x))\n"
+      "(def q_lgamma_int f64 ((x f64) (n int)) (mul x (lgamma (to_f64 n))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "special partials");
+  Value d0 = val_f64(0.0), d1 = val_f64(1.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_fmod", 4, (Value[]){val_f64(1.0), d0, val_f64(0.1), d1}), -9.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_fmod", 4, (Value[]){val_f64(-7.5), d0, val_f64(2.0), d1}), 3.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_rem", 4, (Value[]){val_f64(1.0), d0, val_f64(0.1), d1}), -10.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_rem", 4, (Value[]){val_f64(7.5), d0, val_f64(2.0), d1}), -4.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_powi", 3, (Value[]){val_f64(0.0), d1, val_int(0)}), 0.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_powi", 3, (Value[]){val_f64(0.0), d1, val_int(1)}), 1.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_powi", 3, (Value[]){val_f64(0.0), d1, val_int(2)}), 0.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_powi", 3, (Value[]){val_f64(-2.0), d1, val_int(3)}), 12.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_powi", 3, (Value[]){val_f64(-2.0), d1, val_int(-2)}), 0.25);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_powif", 3, (Value[]){val_f32(-2.0f), val_f32(1.0f), val_int(3)}),
+                  12.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_ldexp", 3, (Value[]){val_f64(0.3), d1, val_int(-3)}), 0.125);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_copysign", 4, (Value[]){val_f64(1.5), d1, val_f64(-0.0), d0}),
+                  -1.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_copysign", 4, (Value[]){val_f64(-1.5), d1, val_f64(-2.0), d1}),
+                  1.0);
+  Diag d;
+  char *with = emit_definitions(m, module_find(m, "q_lgamma"), &d);
+  char *without = emit_definitions(m, module_find(m, "q_lgamma_int"), &d);
+  CU_ASSERT_PTR_NOT_NULL(with && strstr(with, "chad_digamma(x)"));
+  CU_ASSERT_PTR_NULL(without ? strstr(without, "digamma") : "emit failed");
+  free(with);
+  free(without);
+  module_free(m);
+}
+
 int main(void) {
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 1;
   CU_pSuite s = CU_add_suite("ad", NULL, NULL);
   CU_add_test(s, "corpus: fd, duality, aug/bwd", test_corpus);
+  CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_pSuite l = CU_add_suite("linear maps", NULL, NULL);
   CU_add_test(l, "semantics of apply against matrix algebra", test_linmap_semantics);
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/special.inc" /* chad_digamma, to compare with */
+
 #ifndef CHAD_TEST_DIR
 #define CHAD_TEST_DIR "tests"
 #endif
@@ -846,11 +848,20 @@ static void test_interp_math(void) {
       {P_FMAX, 0, 0, fmax, fmaxf},     {P_HYPOT, 0, 0, hypot, hypotf},
       {P_ERF, erf, erff, 0, 0},        {P_CBRT, cbrt, cbrtf, 0, 0},
       {P_FLOOR, floor, floorf, 0, 0},  {P_CEIL, ceil, ceilf, 0, 0},
-      {P_ROUND, round, roundf, 0, 0},
+      {P_ROUND, round, roundf, 0, 0},  {P_LGAMMA, lgamma, lgammaf, 0, 0},
+      {P_TGAMMA, tgamma, tgammaf, 0, 0}, {P_EXP2, exp2, exp2f, 0, 0},
+      {P_LOG2, log2, log2f, 0, 0},     {P_LOG10, log10, log10f, 0, 0},
+      {P_FMOD, 0, 0, fmod, fmodf},     {P_REMAINDER, 0, 0, remainder, remainderf},
+      {P_COPYSIGN, 0, 0, copysign, copysignf}, {P_FDIM, 0, 0, fdim, fdimf},
+      {P_TRUNC, trunc, truncf, 0, 0},  {P_RINT, rint, rintf, 0, 0},
+      {P_NEARBYINT, nearbyint, nearbyintf, 0, 0}, {P_ERFC, erfc, erfcf, 0, 0},
+      {P_ASINH, asinh, asinhf, 0, 0},  {P_ACOSH, acosh, acoshf, 0, 0},
+      {P_ATANH, atanh, atanhf, 0, 0},
   };
-  int covered = 0;
+  int covered = 0; /* fma and digamma: test_interp_math_more */
   for (int p = 0; p < P_COUNT; p++)
-    covered += prim_info((Prim)p)->cls == PC_MATH;
+    covered += prim_info((Prim)p)->cls == PC_MATH && prim_info((Prim)p)->arity < 3 &&
+               !prim_info((Prim)p)->helper;
   CU_ASSERT_EQUAL(covered, (int)(sizeof cases / sizeof *cases));
   static const double points[] = {0.3, 0.75, -0.45, 2.5};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -874,6 +885,33 @@ static void test_interp_math(void) {
                    val_f32(want32));
     }
   }
+}
+
+/* fma, the int-operand primitives, and digamma (derivative-only, so run
+ * in CHECK_AD mode), against the C library and ir/special.inc. */
+static void test_interp_math_more(void) {
+  const char *text =
+      "(def fma3 f64 ((x f64) (y f64) (z f64)) (fma x y z))\n"
+      "(def fma3f f32 ((x f32) (y f32) (z f32)) (fma x y z))\n"
+      "(def ld f64 ((x f64) (n int)) (ldexp x n))\n"
+      "(def sc f32 ((x f32) (n int)) (scalbn x n))\n"
+      "(def pw f64 ((x f64) (n int)) (powi x n))\n"
+      "(def pwf f32 ((x f32) (n int)) (powi x n))\n"
+      "(def dg f64 ((x f64)) (digamma x))\n"
+      "(def dgf f32 ((x f32)) (digamma x))\n";
+  /* 0.1 * 10 - 1 is 2^-54 computed exactly, 0 if rounded twice */
+  EXPECT_VALUE(run(text, CHECK_AD, "fma3", 3, val_f64(0.1), val_f64(10.0), val_f64(-1.0)),
+               val_f64(fma(0.1, 10.0, -1.0)));
+  EXPECT_VALUE(run(text, CHECK_AD, "fma3f", 3, val_f32(0.1f), val_f32(10.0f), val_f32(-1.0f)),
+               val_f32(fmaf(0.1f, 10.0f, -1.0f)));
+  EXPECT_VALUE(run(text, CHECK_AD, "ld", 2, val_f64(0.75), val_int(-3)), val_f64(0.09375));
+  EXPECT_VALUE(run(text, CHECK_AD, "sc", 2, val_f32(-1.5f), val_int(4)), val_f32(-24.0f));
+  EXPECT_VALUE(run(text, CHECK_AD, "pw", 2, val_f64(-2.0), val_int(3)), val_f64(-8.0));
+  EXPECT_VALUE(run(text, CHECK_AD, "pw", 2, val_f64(0.0), val_int(0)), val_f64(1.0));
+  EXPECT_VALUE(run(text, CHECK_AD, "pwf", 2, val_f32(1.1f), val_int(-2)),
+               val_f32(powf(1.1f, -2.0f)));
+  EXPECT_VALUE(run(text, CHECK_AD, "dg", 1, val_f64(1.0)), val_f64(chad_digamma(1.0)));
+  EXPECT_VALUE(run(text, CHECK_AD, "dgf", 1, val_f32(2.5f)), val_f32(chad_digammaf(2.5f)));
 }
 
 static void test_interp_errors(void) {
@@ -1351,6 +1389,7 @@ int main(void) {
   CU_add_test(interp, "corpus programs", test_interp_corpus);
   CU_add_test(interp, "f32 rounding", test_interp_f32);
   CU_add_test(interp, "math functions", test_interp_math);
+  CU_add_test(interp, "math functions with int or three operands", test_interp_math_more);
   CU_add_test(interp, "run-time errors", test_interp_errors);
   CU_add_test(interp, "arrays", test_interp_arrays);
   CU_add_test(interp, "folds", test_interp_folds);
