@@ -100,7 +100,7 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   PtrVec args = {0};
   for (int i = 0; i < rhs->nargs; i++) {
     ptrvec_push(s->a, &args, rhs->args[i]);
-    if (type_is_active(g->params[i]->type))
+    if (func_param_active(g, i))
       ptrvec_push(s->a, &args, tangent_value(s, rhs->args[i]));
   }
   Expr *call = ex_call(s->a, ad_name(s->m, g->name, "fwd"), args.len,
@@ -362,7 +362,7 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names) {
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
     ptrvec_push(s.a, &params, p);
-    if (type_is_active(p->type)) {
+    if (func_param_active(f, i)) {
       const char *dn = nameset_fresh(param_names, s.a, arena_printf(s.a, "d%s", p->name));
       Var *dp = var_new(s.a, dn, type_tangent(s.a, p->type));
       ptrvec_push(s.a, &params, dp);

@@ -61,6 +61,7 @@ typedef struct IfRev {
 typedef struct Rev {
   Module *m;
   Arena *a;
+  const Func *f;    /* the function being differentiated */
   Layer *layer;
   VarMap call_tape; /* Var x bound by a call -> atom of the callee's tape */
   VarMap if_rev;    /* Var x bound by an if -> IfRev* */
@@ -82,6 +83,13 @@ static void fail(Rev *s, Loc loc, const char *what) {
 
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse);
 static Expr *buf_of(Rev *s, Expr *atom);
+/* A parameter the user marked inactive (CHAD_INACTIVE): it has no buffer. */
+static bool is_inactive_param(const Rev *s, const Var *v) {
+  for (int i = 0; i < s->f->nparams; i++)
+    if (s->f->params[i] == v)
+      return func_param_class(s->f, i) == PARAM_INACTIVE;
+  return false;
+}
 
 /* --------------------------------------------------------- contributions */
 
@@ -518,6 +526,15 @@ static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
     if (func_param_class(g, i) != PARAM_IN_ARRAY || !type_is_active(g->params[i]->type))
       continue;
     Expr *h = buf_of(s, rhs->args[i]);
+    if (!h && rhs->args[i]->kind == E_VAR && is_inactive_param(s, rhs->args[i]->var)) {
+      /* the callee would add into a buffer whose length C does not say */
+      fail(s, rhs->loc,
+           arena_printf(s->a, "array '%s' is marked inactive but passed to '%s', whose "
+                              "parameter '%s' is active: mark that parameter CHAD_INACTIVE "
+                              "too, or drop the mark",
+                        rhs->args[i]->var->name, g->name, g->params[i]->name));
+      return;
+    }
     if (!h) {
       fail(s, rhs->loc, "internal error: array argument without a cotangent buffer");
       return;
@@ -999,7 +1016,7 @@ static Expr *result_seed(Rev *s, Func *f, Expr *ret_b) {
 }
 
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
-  Rev s = {.m = m, .a = m->arena, .names = param_names, .err = err};
+  Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err};
   Layer top = {0};
   s.layer = &top;
   expr_visit_vars(f->body, count_use, &s.uses);

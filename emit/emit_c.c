@@ -1171,7 +1171,7 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
       bool out = cls == PARAM_OUT_ARRAY;
       Var *p = g->params[gi++];
       sig_param(e, sig, param_type(a, p->type, out), param_cname(e, p));
-      if (kind == FN_FWD && type_is_active(p->type)) {
+      if (kind == FN_FWD && func_param_active(f, i)) {
         Var *dp = g->params[gi++];
         sig_param(e, sig, param_type(a, dp->type, out), param_cname(e, dp));
       }
@@ -1254,9 +1254,9 @@ static void output_names(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ys,
   for (int i = 0, gi = 0; i < f->nparams; i++) {
     ParamClass cls = func_param_class(f, i);
     Var *p = g->params[gi++];
-    bool shadow = (kind == FN_FWD && type_is_active(p->type)) ||
+    bool shadow = (kind == FN_FWD && func_param_active(f, i)) ||
                   (kind == FN_REV && (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) &&
-                   type_is_active(p->type));
+                   func_param_active(f, i));
     Var *dp = shadow ? g->params[gi++] : NULL;
     if (cls != PARAM_OUT_ARRAY)
       continue;
@@ -1497,7 +1497,7 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
     const char *sep = t[strlen(t) - 1] == '*' ? "" : " ";
     sb_printf(&params, "%s%s%s%s", first ? "" : ", ", t, sep, p->name);
     first = false;
-    if (!type_is_active(p->type))
+    if (!func_param_active(f, i))
       continue;
     if (kind == FN_FWD) {
       sb_printf(&params, ", %s%s%s", t, sep,

@@ -30,4 +30,20 @@
 #define CHAD_DIFFERENTIABLE
 #endif
 
+/* CHAD_INACTIVE on a parameter of a differentiable function: the parameter
+ * is data, not a variable: it gets no shadow in f_fwd and f_rev, and nothing
+ * is computed for it (the points of a regression, the data of a mixture
+ * model). Allowed on floating scalars and read-only arrays:
+ *
+ *     CHAD_DIFFERENTIABLE
+ *     double loss(const double *w, CHAD_INACTIVE const double *x, int n);
+ *
+ * gives loss_rev(w, w_b, x, n, ret_b). It is clang's own annotate
+ * attribute, harmless without the plugin; other compilers see nothing. */
+#if defined(__clang__)
+#define CHAD_INACTIVE __attribute__((annotate("chad_inactive")))
+#else
+#define CHAD_INACTIVE
+#endif
+
 #endif

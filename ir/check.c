@@ -636,7 +636,7 @@ static Type *lcall_type(Checker *c, Expr *e) {
    * parameters are added into the buffers that follow the residual. */
   for (int i = 0; i < callee->nparams; i++) {
     Type *pt = callee->params[i]->type;
-    if (!type_is_active(pt))
+    if (!func_param_active(callee, i))
       continue;
     if (pt->kind != TY_ARRAY) {
       dps[n++] = type_tangent(a, pt);
@@ -870,7 +870,7 @@ static bool check_classes(Checker *c) {
     if (pc == PARAM_OUT_ARRAY && !is_array(p->type))
       return fail(c, NULL, "output parameter '%s' has type %s; expected an array",
                   p->name, tname(p->type));
-    if (f->classes && array_class != is_array(p->type))
+    if (f->classes && pc != PARAM_INACTIVE && array_class != is_array(p->type))
       return fail(c, NULL, "parameter '%s' of type %s has the class of %s",
                   p->name, tname(p->type), array_class ? "an array" : "a scalar");
     k += pc == PARAM_OUT_ARRAY;

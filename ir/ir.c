@@ -753,6 +753,10 @@ ParamClass func_param_class(const Func *f, int i) {
   return type_is_active(t) ? PARAM_ACTIVE_SCALAR : PARAM_INACTIVE;
 }
 
+bool func_param_active(const Func *f, int i) {
+  return func_param_class(f, i) != PARAM_INACTIVE && type_is_active(f->params[i]->type);
+}
+
 int func_num_outputs(const Func *f) {
   int k = 0;
   for (int i = 0; i < f->nparams; i++)

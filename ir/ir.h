@@ -383,7 +383,9 @@ Expr *ex_clone_shallow(Arena *a, const Expr *e);
  * DESIGN.md section 1 for f_fwd and f_rev. */
 typedef enum ParamClass {
   PARAM_ACTIVE_SCALAR, /* double / float: tangent dx, adjoint double *x_b */
-  PARAM_INACTIVE,      /* int and friends: no shadow */
+  PARAM_INACTIVE,      /* int and friends, and any scalar or input array
+                          the user marks CHAD_INACTIVE: no shadow, and no
+                          derivative is computed for it */
   PARAM_IN_ARRAY,      /* const double *a (also const T a[N]): an input
                           array; active when its elements are floating */
   PARAM_OUT_ARRAY,     /* double *y: an output array that f writes; the IR
@@ -410,6 +412,8 @@ struct Func {
 
 ParamClass func_param_class(const Func *f, int i);
 int func_num_outputs(const Func *f); /* number of PARAM_OUT_ARRAY params */
+/* Does parameter i have a shadow (tangent, adjoint or seed)? */
+bool func_param_active(const Func *f, int i);
 
 typedef struct Module {
   Arena *arena;

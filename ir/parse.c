@@ -801,18 +801,20 @@ static Expr *convert_expr(Parser *p, const Sexp *s) {
 
 /* ------------------------------------------------------------ functions */
 
-/* Fills `outs` (s->n of them) with whether each parameter is marked out. */
-static bool convert_params(Parser *p, const Sexp *s, PtrVec *params, bool *outs) {
+/* Fills `outs` (s->n of them) with each parameter's marker: 0 none, 1
+ * out, 2 inactive. */
+static bool convert_params(Parser *p, const Sexp *s, PtrVec *params, int *outs) {
   if (!is_list(s))
     return fail(p, loc_of(p, s), "expected a parameter list");
   for (int i = 0; i < s->n; i++) {
     const Sexp *ps = s->items[i];
     if (!is_list(ps) || ps->n < 2 || ps->n > 3)
       return fail(p, loc_of(p, ps), "expected a parameter '(name type)'");
-    if (ps->n == 3 && !is_atom_text(ps->items[2], "out"))
-      return fail(p, loc_of(p, ps->items[2]), "expected 'out' or ')' after the "
-                                              "parameter type");
-    outs[i] = ps->n == 3;
+    if (ps->n == 3 && !is_atom_text(ps->items[2], "out") &&
+        !is_atom_text(ps->items[2], "inactive"))
+      return fail(p, loc_of(p, ps->items[2]), "expected 'out', 'inactive' or ')' "
+                                              "after the parameter type");
+    outs[i] = ps->n < 3 ? 0 : is_atom_text(ps->items[2], "out") ? 1 : 2;
     const char *name = expect_binder(p, ps->items[0], "a parameter name");
     if (!name)
       return false;
@@ -829,7 +831,7 @@ static bool convert_params(Parser *p, const Sexp *s, PtrVec *params, bool *outs)
 
 /* Parameter classes when a parameter is an array or marked out (an out
  * scalar is the checker's to reject), else none. */
-static void set_classes(Parser *p, Func *f, const bool *outs) {
+static void set_classes(Parser *p, Func *f, const int *outs) {
   bool any = false;
   for (int i = 0; i < f->nparams; i++)
     any = any || outs[i] || f->params[i]->type->kind == TY_ARRAY;
@@ -838,7 +840,8 @@ static void set_classes(Parser *p, Func *f, const bool *outs) {
   f->classes = arena_alloc(p->m->arena, sizeof(ParamClass) * (size_t)f->nparams);
   for (int i = 0; i < f->nparams; i++) {
     Type *t = f->params[i]->type;
-    f->classes[i] = outs[i]                   ? PARAM_OUT_ARRAY
+    f->classes[i] = outs[i] == 1              ? PARAM_OUT_ARRAY
+                    : outs[i] == 2            ? PARAM_INACTIVE
                     : t->kind == TY_ARRAY     ? PARAM_IN_ARRAY
                     : type_is_active(t)       ? PARAM_ACTIVE_SCALAR
                                               : PARAM_INACTIVE;
@@ -861,7 +864,7 @@ static bool convert_func(Parser *p, const Sexp *s) {
   Type *ret = convert_type(p, s->items[2]);
   PtrVec params = {0};
   const Sexp *ps = s->items[3];
-  bool *outs = arena_alloc(p->tmp, sizeof(bool) * (size_t)(ps->n + 1));
+  int *outs = arena_alloc(p->tmp, sizeof(int) * (size_t)(ps->n + 1));
   if (!ret || !convert_params(p, ps, &params, outs))
     return false;
   Var **shadowed = arena_alloc(p->tmp, sizeof(Var *) * (size_t)(params.len + 1));

@@ -22,4 +22,22 @@ bool isDifferentiable(const clang::FunctionDecl *fd) {
   return false;
 }
 
+bool isMarkedInactive(const clang::ParmVarDecl *p) {
+  const auto *fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
+  unsigned index = p->getFunctionScopeIndex();
+  auto marked = [](const clang::ParmVarDecl *q) {
+    for (const auto *a : q->specific_attrs<clang::AnnotateAttr>())
+      if (a->getAnnotation() == kInactiveAnnotation)
+        return true;
+    return false;
+  };
+  if (!fd)
+    return marked(p);
+  // parameter attributes are not merged across redeclarations
+  for (const clang::FunctionDecl *r : fd->redecls())
+    if (index < r->getNumParams() && marked(r->getParamDecl(index)))
+      return true;
+  return false;
+}
+
 } // namespace chad

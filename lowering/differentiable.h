@@ -9,6 +9,7 @@
 
 namespace clang {
 class FunctionDecl;
+class ParmVarDecl;
 }
 
 namespace chad {
@@ -18,6 +19,13 @@ namespace chad {
 inline constexpr const char *kDifferentiableAnnotation = "chad.differentiable";
 
 bool isDifferentiable(const clang::FunctionDecl *fd);
+
+// CHAD_INACTIVE in chad.h: clang's own annotate attribute on a parameter,
+// so that plain clang compiles the primal without the plugin.
+inline constexpr const char *kInactiveAnnotation = "chad_inactive";
+
+// Is the parameter marked inactive on any declaration of its function?
+bool isMarkedInactive(const clang::ParmVarDecl *p);
 
 } // namespace chad
 

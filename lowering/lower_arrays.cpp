@@ -39,6 +39,11 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
     // An int array is inactive input; a floating one is output unless const.
     cls = elem->kind != TY_INT && !pointee.isConstQualified() ? PARAM_OUT_ARRAY
                                                                : PARAM_IN_ARRAY;
+    if (cls == PARAM_OUT_ARRAY && isMarkedInactive(p)) {
+      problem = "parameter '" + name + "' is marked inactive but written: only "
+                "scalars and read-only (const) arrays can be inactive";
+      return false;
+    }
     return true;
   }
   if (Type *s = irScalarType(t)) {
@@ -52,7 +57,7 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
 
 void Lowerer::classifyParams(Signature &s) {
   std::vector<ParamClass> classes;
-  bool anyArray = false;
+  bool anyArray = false, anyInactive = false;
   for (const clang::ParmVarDecl *p : fd->parameters()) {
     ParamClass cls;
     Type *t = nullptr;
@@ -80,9 +85,12 @@ void Lowerer::classifyParams(Signature &s) {
       paramEnv.vars[{p, kWhole}] = v;
     }
     s.params.push_back(v);
-    classes.push_back(cls);
+    // marked inactive: lowered as it is, differentiated as a constant
+    bool inactive = isMarkedInactive(p) && type_is_active(t);
+    anyInactive = anyInactive || inactive;
+    classes.push_back(inactive ? PARAM_INACTIVE : cls);
   }
-  if (anyArray)
+  if (anyArray || anyInactive)
     s.classes = classes;
 }
 
