@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -363,12 +364,19 @@ std::string ChadConsumer::headerText() const {
 
 void ChadConsumer::writeHeaderFile() {
   const std::string &path = options.headerFile;
+  // Its directory is made, as emit-dir's is: a build system names the
+  // header in a directory of generated files that nothing else creates.
+  llvm::StringRef dir = llvm::sys::path::parent_path(path);
   std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (!dir.empty())
+    ec = llvm::sys::fs::create_directories(dir);
+  std::unique_ptr<llvm::raw_fd_ostream> out;
+  if (!ec)
+    out = std::make_unique<llvm::raw_fd_ostream>(path, ec, llvm::sys::fs::OF_Text);
   if (!ec) {
-    out << headerText();
-    out.close();
-    ec = out.error();
+    *out << headerText();
+    out->close();
+    ec = out->error();
   }
   if (ec)
     report.error(clang::SourceLocation(),
