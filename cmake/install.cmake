@@ -45,3 +45,22 @@ install(FILES ${CHAD_GEN_DIR}/chad.pc DESTINATION lib/pkgconfig)
 install(FILES ${CHAD_GEN_DIR}/chad.pc DESTINATION lib/pkgconfig
         RENAME chad-clang-${CHAD_CLANG_VERSION}.pc)
 install(FILES ${CMAKE_SOURCE_DIR}/cmake/chad-clang.1 DESTINATION share/man/man1)
+
+# Debian packages (cpack -G DEB in a build directory): one per clang
+# version, chad-clang-N, installing into /usr. Each is complete (header,
+# wrapper, CMake and pkg-config files), so two of them would own the same
+# files: they conflict, and one is installed at a time.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME chad-clang-${CHAD_CLANG_VERSION})
+set(CPACK_PACKAGE_VENDOR chad)
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "CHAD automatic differentiation of C: plugin for clang ${CHAD_CLANG_VERSION}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_STRIP_FILES ON) # the plugin without its debug info: 1 MB, not 20
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "chad developers <chad@localhost>")
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "clang-${CHAD_CLANG_VERSION}, libc6")
+set(CPACK_DEBIAN_PACKAGE_PROVIDES chad)
+set(CPACK_DEBIAN_PACKAGE_CONFLICTS chad)
+include(CPack)

@@ -17,6 +17,8 @@ ctest --test-dir build --output-on-failure -j2 || status=1
 # examples, benchmarks, header, package and install tests). Left out, as
 # they are in build/ already: the core's tests, the long random-program and
 # fuzzing batches, codesize, and the c99, c17 and sanitizer runs of e2e.
+# Release: no debug info, which more than halves the time to compile the
+# plugin against clang's headers.
 extra_versions=(15 16)
 long='^(gen/batch|fuzz/batch|e2e/codesize)$|^e2e/.*/(c99|c17|asan)$'
 builds=(build)
@@ -26,7 +28,7 @@ for v in "${extra_versions[@]}"; do
     log=build-clang$v/build.log
     mkdir -p "build-clang$v"
     if cmake -S . -B "build-clang$v" -DCHAD_CLANG="clang-$v" -DCHAD_CORE_TESTS=OFF \
-             -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$log" 2>&1 &&
+             -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 &&
        cmake --build "build-clang$v" -j"$(nproc)" >>"$log" 2>&1; then
         ctest --test-dir "build-clang$v" --output-on-failure -j2 -E "$long" || status=1
         builds+=("build-clang$v")
