@@ -26,6 +26,7 @@
 #include "lowering/differentiable.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Type.h"
+#include "clang/Basic/SourceManager.h" // not included by Lexer.h since clang 16
 #include "clang/Lex/Lexer.h"
 
 namespace chad {

@@ -42,7 +42,8 @@ bool lookupMathFunction(llvm::StringRef name, MathFunction &out) {
     out.isFloat = false;
     return true;
   }
-  if (name.endswith("f") && lookupDoubleForm(name.drop_back(), out.prim)) {
+  // (name.back(), not endswith: renamed ends_with, then removed, in clang 19)
+  if (!name.empty() && name.back() == 'f' && lookupDoubleForm(name.drop_back(), out.prim)) {
     out.isFloat = true;
     return true;
   }

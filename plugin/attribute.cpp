@@ -1,6 +1,7 @@
 // attribute.cpp: the `differentiable` attribute.
 //
-// Requires: clang 14's plugin attribute API (clang/Sema/ParsedAttr.h).
+// Requires: clang's plugin attribute API (clang/Sema/ParsedAttr.h), 14 on;
+// the C2x syntax is called C23 from clang 17.
 // Guarantees: `__attribute__((differentiable))`, `[[chad::differentiable]]`
 // (C2x) and the same in C++11 syntax mark a function declaration with the
 // annotation that lowering/differentiable.h looks for; on anything else the
@@ -8,6 +9,7 @@
 #include "lowering/differentiable.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
+#include "clang/Basic/Version.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 
@@ -26,7 +28,11 @@ public:
   DifferentiableAttrInfo() {
     static constexpr Spelling spellings[] = {
         {clang::ParsedAttr::AS_GNU, "differentiable"},
+#if CLANG_VERSION_MAJOR >= 17
+        {clang::ParsedAttr::AS_C23, "chad::differentiable"},
+#else
         {clang::ParsedAttr::AS_C2x, "chad::differentiable"},
+#endif
         {clang::ParsedAttr::AS_CXX11, "chad::differentiable"},
     };
     Spellings = spellings;

@@ -8,6 +8,8 @@
 //    when it calls a differentiable function defined later, right after the
 //    function that completes what it needs; or
 //  * a located "chad: ..." error explains why not, and the compile fails.
+// With header=FILE, a TU without errors also writes FILE, which declares
+// the f_fwd/f_rev of its non-static functions for other TUs (C and C++).
 // The C core sees one Module per TU, in which functions accumulate so that a
 // caller finds its callees; no function is differentiated before its
 // callees, and recursion is an error.
@@ -84,6 +86,8 @@ private:
   void reportCoreError(const Unit &u, const Diag &err, bool internal);
   void splice(const clang::FunctionDecl *fd, const std::string &text);
   void writeGeneratedFile();
+  std::string headerText() const;
+  void writeHeaderFile();
 
   clang::CompilerInstance &ci;
   PluginOptions options;
@@ -93,6 +97,7 @@ private:
   Reporter report;
   std::map<const clang::FunctionDecl *, Unit> units; // by canonical decl
   std::vector<const clang::FunctionDecl *> order;    // in definition order
+  std::string inputName;                             // for comments
   bool parserMissingReported = false;
 };
 

@@ -28,6 +28,10 @@ bool parsePluginArg(const std::string &arg, PluginOptions &options,
     options.emitDir = value;
     return true;
   }
+  if (valueOf(arg, "header", value) && !value.empty()) {
+    options.headerFile = value;
+    return true;
+  }
   error = "chad: unknown plugin argument '" + arg + "'";
   return false;
 }

@@ -5,6 +5,7 @@
 //   dump           print every pipeline stage of every function to stderr
 //   dump=NAME      the same for function NAME only (repeatable)
 //   emit-dir=DIR   also write the generated C to DIR/<input file>.chad.c
+//   header=FILE    write FILE, a header declaring the TU's f_fwd/f_rev
 // and explains anything else in `error`, so the plugin can refuse to run
 // instead of silently ignoring a typo.
 #ifndef CHAD_PLUGIN_OPTIONS_H
@@ -18,7 +19,8 @@ namespace chad {
 struct PluginOptions {
   bool dumpAll = false;
   std::set<std::string> dumpOnly;
-  std::string emitDir; // empty: write nothing
+  std::string emitDir;    // empty: write nothing
+  std::string headerFile; // empty: write no header
 
   bool wantsDump(const std::string &function) const {
     return dumpAll || dumpOnly.count(function) != 0;
