@@ -68,10 +68,17 @@ static void partials(Pd *p, Prim op, Expr **args, Expr *x, Expr *out[3],
   case P_LOG: out[0] = dvd(p, k(p, 1), a); break;
   case P_LOG1P: out[0] = dvd(p, k(p, 1), add(p, k(p, 1), a)); break;
   case P_EXPM1: out[0] = add(p, x, k(p, 1)); break;
-  case P_POW: /* b a^(b-1), and a^b log a */
-    out[0] = mul(p, b, ex_prim2(p->a, P_POW, a, sub(p, b, k(p, 1))));
-    out[1] = mul(p, x, call1(p, P_LOG, a));
+  case P_POW: { /* b a^(b-1), and a^b log a. Where b = 0, the first is
+                   0 a^0 = 0, not 0 a^-1 (NaN at a = 0); where a^b = 0,
+                   the second is 0 log(a + 1) = 0, not 0 log 0 (NaN): the
+                   true values, and a NaN partial would spoil a tangent
+                   whose other part is zero. */
+    Expr *nonzero = indicator(p, ex_prim2(p->a, P_NE, b, k(p, 0)));
+    out[0] = mul(p, b, ex_prim2(p->a, P_POW, a, sub(p, b, nonzero)));
+    Expr *vanishes = indicator(p, ex_prim2(p->a, P_EQ, x, k(p, 0)));
+    out[1] = mul(p, x, call1(p, P_LOG, add(p, a, vanishes)));
     break;
+  }
   case P_SIN: out[0] = call1(p, P_COS, a); break;
   case P_COS: out[0] = neg(p, call1(p, P_SIN, a)); break;
   case P_TAN: out[0] = add(p, k(p, 1), sq(p, x)); break;

@@ -44,17 +44,20 @@ enum { GC_DOUBLE, GC_FLOAT };
 /* Tolerances per precision.  fd_step: FD step relative to max(|x|, fd_floor).
  * grad_rtol/grad_atol: FD agreement (atol is scaled by 1 + |f(x)|).
  * exact_rtol: identities that hold up to rounding only (duality, seed
- * scaling, accumulation), relative to the magnitude of the terms involved. */
+ * scaling, accumulation), relative to the magnitude of the terms involved.
+ * tiny: an adjoint below it may have been made by products that underflow,
+ * where scaling the seed by 4 is no longer exact (2^58 times the smallest
+ * normal number of the precision). */
 struct gc_tol {
-    double fd_step, fd_floor, grad_rtol, grad_atol, exact_rtol;
+    double fd_step, fd_floor, grad_rtol, grad_atol, exact_rtol, tiny;
 };
 
 static const struct gc_tol gc_tols[2] = {
     /* double: h = 1e-3|x| gives truncation ~1e-12 after one Richardson step
      * and cancellation ~1e-13, far inside 1e-6. */
-    {1e-3, 1e-2, 1e-6, 1e-8, 1e-12},
+    {1e-3, 1e-2, 1e-6, 1e-8, 1e-12, 1e-290},
     /* float: cancellation costs ~6e-8/h, so take bigger steps. */
-    {1e-2, 1e-1, 1e-3, 1e-4, 1e-5},
+    {1e-2, 1e-1, 1e-3, 1e-4, 1e-5, 3.4e-21},
 };
 
 /* An absolute floor for the duality check. Both sides are rounded sums of
@@ -197,7 +200,7 @@ static void gc_check_point(const char *name, int n, gc_fn f, gc_fwd_fn fwd, gc_r
      * exactly -4 times every adjoint: no tolerance, whatever cancellation
      * happened inside (short of underflow). */
     for (i = 0; i < n; i++)
-        if (!(gs[i] == -4.0 * g[i] || fabs(g[i]) < 1e-290)) {
+        if (!(gs[i] == -4.0 * g[i] || fabs(g[i]) < t->tiny)) {
             snprintf(msg, sizeof msg, "seed -4 gives d/dx%d = %.17g, expected -4 * %.17g", i, gs[i], g[i]);
             ok = 0;
             break;
@@ -603,7 +606,7 @@ static inline void gca_check_point(const struct gca_problem *p, const double *xi
     p->rev(x, gs, y1, yb, p->ctx);
     ok = 1;
     for (i = 0; i < p->nin; i++)
-        if (!(gs[i] == -4.0 * g[i] || fabs(g[i]) < 1e-290)) {
+        if (!(gs[i] == -4.0 * g[i] || fabs(g[i]) < t->tiny)) {
             snprintf(msg, sizeof msg, "seed -4 y_b gives input %d adjoint %.17g, expected -4 * %.17g", i,
                      gs[i], g[i]);
             ok = 0;

@@ -352,6 +352,7 @@ def injections(rng, v, fname, nparams, args):
         ("enum", "{ enum { A_ = 3, B_ } e_ = B_; %s = %s * e_; }" % (v, v), ""),
         ("math_weird", "%s = frexp(%s, 0) + ldexp(%s, 2);" % (v, v, v), "#include <math.h>\n"),
         ("math_more", "%s = tgamma(%s) + erf(%s) + atan2(%s, 1.0) + hypot(%s, %s) + fmod(%s, 2.0);" % (v, v, v, v, v, v, v), "#include <math.h>\n"),
+        ("math_issue8", "%s = lgamma(%s) + fma(%s, 2, 1) + ldexp(%s, 2) + pow(%s, 3) + remainder(%s, 1.5);" % (v, v, v, v, v, v), "#include <math.h>\n"),
         ("math_ok", "%s = sin(%s) * exp(%s) + sqrt(%s * %s + 1) + pow(%s, 2) + log(%s * %s + 1);" % (v, v, v, v, v, v, v, v), "#include <math.h>\n"),
         ("malloc", "{ double *p_ = malloc(8); p_[0] = %s; %s = p_[0]; free(p_); }" % (v, v), "#include <stdlib.h>\n"),
         ("exit", "if (%s != %s) exit(1);" % (v, v), "#include <stdlib.h>\n"),
@@ -464,7 +465,11 @@ def mutate_tokens(rng, toks, f):
             q = rng.choice(nums)
             e = rng.choice(["sin(%s)", "exp(%s)", "sqrt(%s)", "log(%s)", "pow(%s, 3)",
                             "fabs(%s)", "tanh(%s)", "fmax(%s, 1)", "cos(%s) * %s",
-                            "atan(%s)", "cbrt(%s)", "expm1(%s)", "log1p(%s)", "erf(%s)"])
+                            "atan(%s)", "cbrt(%s)", "expm1(%s)", "log1p(%s)", "erf(%s)",
+                            "lgamma(%s)", "tgamma(%s)", "exp2(%s)", "log2(%s)", "log10(%s)",
+                            "erfc(%s)", "asinh(%s)", "atanh(%s)", "fma(%s, 2, 1)",
+                            "ldexp(%s, 3)", "pow(%s, 2)", "copysign(%s, 1.5)", "fmod(%s, 2.5)",
+                            "trunc(%s)"])
             toks[q] = Tok("other", e.replace("%s", toks[q].text))
     return kind, toks
 

@@ -29,7 +29,9 @@ import re
 import sys
 
 MATH = ("sqrt exp log log1p expm1 pow sin cos tan asin acos atan atan2 sinh cosh tanh "
-        "fabs fmin fmax hypot erf cbrt floor ceil round").split()
+        "fabs fmin fmax hypot erf cbrt floor ceil round lgamma tgamma exp2 log2 log10 fma "
+        "fmod remainder copysign fdim trunc rint nearbyint erfc asinh acosh atanh ldexp "
+        "scalbn").split()
 MATH_RE = re.compile(r"\b(" + "|".join(MATH) + r")\(")
 LIT_RE = re.compile(r"#(-?\d+\.\d+)")
 
@@ -157,8 +159,29 @@ UNARY = [
     ("round({0})", "((@T)gk_round({0}))"),
     ("(@T)(int)(#3.0 * tanh({0}))", "((@T)gk_trunc(#3.0 * tanh({0})))"),
     ("(-{0})", None),
+    # issue 8: the gamma functions between their poles, the rest on R
+    ("lgamma(#1.5 + {0} * {0})", None),
+    ("lgamma(#-0.5 + #0.25 * tanh({0}))", None),
+    ("tgamma(#1.5 + tanh({0}))", None),
+    ("tgamma(#-1.5 + #0.25 * tanh({0}))", None),
+    ("exp2(tanh({0}))", None),
+    ("log2(#1.5 + {0} * {0})", None),
+    ("log10(#2.0 + sin({0}))", None),
+    ("erfc({0})", None),
+    ("asinh({0})", None),
+    ("acosh(#1.5 + {0} * {0})", None),
+    ("atanh(#0.5 * tanh({0}))", None),
+    ("ldexp({0}, 3)", None),
+    ("scalbn({0}, -2)", None),
+    ("pow({0}, 3)", None),
+    ("pow({0}, 2)", None),
+    ("pow(#1.5 + {0} * {0}, -2)", None),
+    ("trunc({0})", "((@T)gk_ftrunc({0}))"),
+    ("rint({0})", "((@T)gk_round({0}))"),
+    ("nearbyint({0})", "((@T)gk_round({0}))"),
 ]
 KINKY_UNARY = {"cbrt({0})", "fabs({0})", "floor({0})", "ceil({0})", "round({0})",
+               "trunc({0})", "rint({0})", "nearbyint({0})",
                "(@T)(int)(#3.0 * tanh({0}))"}
 BINARY = [
     ("({0} + {1})", None), ("({0} + {1})", None), ("({0} - {1})", None),
@@ -172,8 +195,16 @@ BINARY = [
     ("hypot({0}, #0.5 + {1} * {1})", None),
     ("fmin({0}, {1})", "((@T)gk_fmin({0}, {1}))"),
     ("fmax({0}, {1})", "((@T)gk_fmax({0}, {1}))"),
+    ("fma({0}, {1}, {0})", None),
+    ("fma({0}, #1.5, {1})", None),
+    ("fmod({0}, #1.5 + {1} * {1})", "((@T)gk_fmod({0}, #1.5 + {1} * {1}))"),
+    ("remainder({0}, #1.5 + {1} * {1})", "((@T)gk_remainder({0}, #1.5 + {1} * {1}))"),
+    ("copysign({0}, {1})", "((@T)gk_copysign({0}, {1}))"),
+    ("fdim({0}, {1})", "((@T)gk_fdim({0}, {1}))"),
 ]
-KINKY_BINARY = {"atan2({0}, {1})", "hypot({0}, {1})", "fmin({0}, {1})", "fmax({0}, {1})"}
+KINKY_BINARY = {"atan2({0}, {1})", "hypot({0}, {1})", "fmin({0}, {1})", "fmax({0}, {1})",
+                "fmod({0}, #1.5 + {1} * {1})", "remainder({0}, #1.5 + {1} * {1})",
+                "copysign({0}, {1})", "fdim({0}, {1})"}
 CMP = [("<", "gk_lt"), (">", "gk_gt"), ("<=", "gk_le"), (">=", "gk_ge")]
 CONSTS = ["0.5", "1.25", "2.0", "0.75", "3.0", "0.1", "1.5", "0.25"]
 
@@ -636,6 +667,7 @@ static inline double gk_floor(double v) { gk_note(v - nearbyint(v)); return floo
 static inline double gk_ceil(double v) { gk_note(v - nearbyint(v)); return ceil(v); }
 static inline double gk_round(double v) { gk_note(v - floor(v) - 0.5); return round(v); }
 static inline double gk_trunc(double v) { gk_note(v - nearbyint(v)); return (double)(int)v; }
+static inline double gk_ftrunc(double v) { gk_note(v - nearbyint(v)); return trunc(v); }
 static inline double gk_fmin(double a, double b) { gk_note(a - b); return fmin(a, b); }
 static inline double gk_fmax(double a, double b) { gk_note(a - b); return fmax(a, b); }
 static inline double gk_hypot(double a, double b) { gk_note(hypot(a, b)); return hypot(a, b); }
@@ -645,13 +677,26 @@ static inline double gk_atan2(double a, double b) {
         gk_note(a);
     return atan2(a, b);
 }
+/* fmod jumps where a/b is an integer, remainder where it is half one */
+static inline double gk_fmod(double a, double b) { gk_note(remainder(a, b)); return fmod(a, b); }
+static inline double gk_remainder(double a, double b) {
+    gk_note(fabs(remainder(a, b)) - fabs(b) / 2);
+    return remainder(a, b);
+}
+static inline double gk_copysign(double a, double b) {
+    gk_note(a);
+    gk_note(b);
+    return copysign(a, b);
+}
+static inline double gk_fdim(double a, double b) { gk_note(a - b); return fdim(a, b); }
 static inline int gk_lt(double a, double b) { gk_note(a - b); return a < b; }
 static inline int gk_gt(double a, double b) { gk_note(a - b); return a > b; }
 static inline int gk_le(double a, double b) { gk_note(a - b); return a <= b; }
 static inline int gk_ge(double a, double b) { gk_note(a - b); return a >= b; }
 #define GK_USE ((void)gk_fabs, (void)gk_cbrt, (void)gk_floor, (void)gk_ceil, (void)gk_round, \
                 (void)gk_trunc, (void)gk_fmin, (void)gk_fmax, (void)gk_hypot, (void)gk_atan2, \
-                (void)gk_lt, (void)gk_gt, (void)gk_le, (void)gk_ge)
+                (void)gk_lt, (void)gk_gt, (void)gk_le, (void)gk_ge, (void)gk_fmod, \
+                (void)gk_ftrunc, (void)gk_remainder, (void)gk_copysign, (void)gk_fdim)
 """
 
 CHECK = r"""

@@ -747,6 +747,7 @@ static void test_special_partials(void) {
       "(def q_fmod f64 ((a f64) (b f64)) (fmod a b))\n"
       "(def q_rem f64 ((a f64) (b f64)) (remainder a b))\n"
       "(def q_powi f64 ((x f64) (n int)) (powi x n))\n"
+      "(def q_pow f64 ((x f64) (y f64)) (pow x y))\n"
       "(def q_powif f32 ((x f32) (n int)) (powi x n))\n"
       "(def q_ldexp f64 ((x f64) (n int)) (ldexp x n))\n"
       "(def q_copysign f64 ((a f64) (b f64)) (copysign a b))\n"
@@ -766,6 +767,11 @@ static void test_special_partials(void) {
   CU_ASSERT_EQUAL(tangent_at(m, "q_powi", 3, (Value[]){val_f64(-2.0), d1, val_int(-2)}), 0.25);
   CU_ASSERT_EQUAL(tangent_at(m, "q_powif", 3, (Value[]){val_f32(-2.0f), val_f32(1.0f), val_int(3)}),
                   12.0);
+  /* a general exponent: neither partial NaN at x = 0 when y's tangent is 0
+   * (but for y = 0: 0^y jumps there, d/dy is -inf) */
+  CU_ASSERT_EQUAL(tangent_at(m, "q_pow", 4, (Value[]){val_f64(0.0), d1, val_f64(2.0), d0}), 0.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_pow", 4, (Value[]){val_f64(0.0), d1, val_f64(1.0), d0}), 1.0);
+  CU_ASSERT_EQUAL(tangent_at(m, "q_pow", 4, (Value[]){val_f64(0.0), d0, val_f64(2.0), d1}), 0.0);
   CU_ASSERT_EQUAL(tangent_at(m, "q_ldexp", 3, (Value[]){val_f64(0.3), d1, val_int(-3)}), 0.125);
   CU_ASSERT_EQUAL(tangent_at(m, "q_copysign", 4, (Value[]){val_f64(1.5), d1, val_f64(-0.0), d0}),
                   -1.0);
