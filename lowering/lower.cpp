@@ -25,6 +25,7 @@
 
 #include "lowering/differentiable.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Type.h"
 #include "clang/Basic/SourceManager.h" // not included by Lexer.h since clang 16
 #include "clang/Lex/Lexer.h"
@@ -480,6 +481,7 @@ Expr *Lowerer::lowerDeclStmt(const clang::DeclStmt *s, const Rest *next,
       env.vars[{v, kWhole}] = nullptr;
       continue;
     }
+    hoistEffects(v->getInit(), env, bindings);
     lowerEffects(v->getInit(), env, bindings);
     Expr *value = lowerExpr(v->getInit(), env);
     Var *var = newVar(v);
@@ -501,6 +503,7 @@ Expr *Lowerer::lowerReturn(const clang::ReturnStmt *r, Env env) {
   if (returnsVoid) // `return f();` of a void f: the call is the statement
     fail(r->getBeginLoc(), "returning a void expression is not supported");
   std::vector<Binding> bindings;
+  hoistEffects(value, env, bindings);
   lowerEffects(value, env, bindings);
   Expr *v = lowerExpr(value, env);
   return wrapInLets(bindings, outputResult(v, env, r->getBeginLoc()));
@@ -567,6 +570,13 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
 
 Expr *Lowerer::lowerIf(const IfStmt *s, const Rest *next, Env env,
                        const Tail &tail) {
+  std::vector<Binding> hoisted;
+  hoistEffects(s->getCond(), env, hoisted);
+  return wrapInLets(hoisted, lowerIfHoisted(s, next, std::move(env), tail));
+}
+
+Expr *Lowerer::lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
+                              const Tail &tail) {
   Expr *cond = lowerCondition(s->getCond(), env);
   const Stmt *thenStmt = s->getThen();
   const Stmt *elseStmt = s->getElse();
@@ -627,6 +637,19 @@ Expr *Lowerer::bindJoined(const std::vector<Place> &joined, Expr *value,
 Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
                              const Tail &tail) {
   e = e->IgnoreParens();
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == clang::BO_Comma) {
+    const Stmt *both[2] = {b->getLHS(), b->getRHS()};
+    Rest pair{both, next};
+    return lowerSeq(&pair, std::move(env), tail);
+  }
+  std::vector<Binding> hoisted;
+  hoistEffects(e, env, hoisted, true);
+  return wrapInLets(hoisted, lowerRootEffect(e, next, std::move(env), tail));
+}
+
+// The effect of an expression statement whose nested effects are hoisted.
+Expr *Lowerer::lowerRootEffect(const CExpr *e, const Rest *next, Env env,
+                               const Tail &tail) {
   SourceLocation loc = e->getExprLoc();
   const CExpr *target = nullptr;
   if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
@@ -637,66 +660,14 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
   if (const auto *sub = dyn_cast_or_null<ArraySubscriptExpr>(target))
     return lowerElementWrite(e, sub, next, std::move(env), tail);
 
-  Place place{nullptr, kWhole};
   if (target) {
-    SourceLocation tloc = target->getExprLoc();
-    const auto *d = dyn_cast<DeclRefExpr>(target);
-    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
-    if (!v) {
-      if (const auto *u = dyn_cast<UnaryOperator>(target);
-          u && u->getOpcode() == clang::UO_Deref)
-        fail(tloc, "pointer dereference '" + text(target) +
-                       "' is not supported yet (write 'p[0]')");
-      if (isa<clang::MemberExpr>(target))
-        fail(tloc, "struct types are not supported");
-      fail(tloc, "unsupported assignment target");
-    }
-    if (!v->hasLocalStorage())
-      fail(tloc, "writes to global variable '" + v->getNameAsString() + "'");
-    if (arrays.count(v) || v->getType()->isPointerType())
-      fail(tloc, "assignment to pointer '" + v->getNameAsString() +
-                     "' is not supported");
-    place = {v, kWhole};
-  }
-
-  if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(e)) {
-    QualType lhsType = c->getLHS()->getType();
-    Expr *old = convert(readPlace(place, loc, env), lhsType,
-                        c->getComputationLHSType(), loc);
-    Prim p;
-    if (!binaryPrim(BinaryOperator::getOpForCompoundAssignment(c->getOpcode()),
-                    p))
-      fail(loc, "operator '" + c->getOpcodeStr().str() + "' is not supported");
-    Expr *result = markContract(mkPrim2(p, old, lowerExpr(c->getRHS(), env), loc),
-                                nullptr, c->getRHS());
-    Expr *value = convert(result, c->getComputationResultType(), lhsType, loc);
-    return assignPlace(place, value, loc, next, std::move(env), tail);
-  }
-  if (const auto *b = dyn_cast<BinaryOperator>(e)) {
-    if (b->getOpcode() == clang::BO_Assign) {
-      std::vector<Binding> effects;
-      lowerEffects(b->getRHS(), env, effects);
-      Expr *value = lowerExpr(b->getRHS(), env); // already of the lhs type
-      return wrapInLets(effects,
-                        assignPlace(place, value, loc, next, std::move(env),
-                                    tail));
-    }
-    if (b->getOpcode() == clang::BO_Comma) {
-      const Stmt *both[2] = {b->getLHS(), b->getRHS()};
-      Rest pair{both, next};
-      return lowerSeq(&pair, std::move(env), tail);
-    }
-  }
-  if (const auto *u = dyn_cast<UnaryOperator>(e);
-      u && u->isIncrementDecrementOp()) {
-    QualType type = u->getSubExpr()->getType();
-    // C computes x + 1 in the promoted type: int for a _Bool.
-    QualType promoted = isBool(type) ? ctx.IntTy : type;
-    Expr *old = convert(readPlace(place, loc, env), type, promoted, loc);
-    Expr *one = mkConst(scalarType(promoted), 1, loc);
-    Expr *result = mkPrim2(u->isIncrementOp() ? P_ADD : P_SUB, old, one, loc);
-    return assignPlace(place, convert(result, promoted, type, loc), loc, next,
-                       std::move(env), tail);
+    Place place = scalarTarget(target);
+    std::vector<Binding> effects;
+    if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == clang::BO_Assign)
+      lowerEffects(b->getRHS(), env, effects); // a call that writes arrays
+    Expr *old = nullptr;
+    Expr *value = effectValue(e, place, env, old);
+    return wrapInLets(effects, assignPlace(place, value, loc, next, std::move(env), tail));
   }
   const CExpr *value = e;
   if (const auto *c = dyn_cast<clang::CStyleCastExpr>(e);
@@ -708,6 +679,153 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
       !call || effectValues.count(call) == 0)
     lowerExpr(value, env);
   return wrapInLets(effects, lowerSeq(next, std::move(env), tail));
+}
+
+// The scalar place an assignment, compound assignment, ++ or -- writes.
+Place Lowerer::scalarTarget(const CExpr *target) {
+  SourceLocation tloc = target->getExprLoc();
+  const auto *d = dyn_cast<DeclRefExpr>(target);
+  const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+  if (!v) {
+    if (const auto *u = dyn_cast<UnaryOperator>(target);
+        u && u->getOpcode() == clang::UO_Deref)
+      fail(tloc, "pointer dereference '" + text(target) +
+                     "' is not supported yet (write 'p[0]')");
+    if (isa<clang::MemberExpr>(target))
+      fail(tloc, "struct types are not supported");
+    fail(tloc, "unsupported assignment target");
+  }
+  if (!v->hasLocalStorage())
+    fail(tloc, "writes to global variable '" + v->getNameAsString() + "'");
+  if (arrays.count(v) || v->getType()->isPointerType())
+    fail(tloc, "assignment to pointer '" + v->getNameAsString() +
+                   "' is not supported");
+  return {v, kWhole};
+}
+
+// The new value of `place` written by e (an assignment, compound
+// assignment, ++ or --), in the place's type; `oldValue` its value before.
+Expr *Lowerer::effectValue(const CExpr *e, const Place &place, const Env &env,
+                           Expr *&oldValue) {
+  SourceLocation loc = e->getExprLoc();
+  if (const auto *c = dyn_cast<clang::CompoundAssignOperator>(e)) {
+    QualType lhsType = c->getLHS()->getType();
+    oldValue = readPlace(place, loc, env);
+    Expr *old = convert(dup(arena, oldValue), lhsType, c->getComputationLHSType(), loc);
+    Prim p;
+    if (!binaryPrim(BinaryOperator::getOpForCompoundAssignment(c->getOpcode()),
+                    p))
+      fail(loc, "operator '" + c->getOpcodeStr().str() + "' is not supported");
+    Expr *result = markContract(mkPrim2(p, old, lowerExpr(c->getRHS(), env), loc),
+                                nullptr, c->getRHS());
+    return convert(result, c->getComputationResultType(), lhsType, loc);
+  }
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == clang::BO_Assign)
+    return lowerExpr(b->getRHS(), env); // already of the lhs type
+  const auto *u = cast<UnaryOperator>(e);
+  QualType type = u->getSubExpr()->getType();
+  // C computes x + 1 in the promoted type: int for a _Bool.
+  QualType promoted = isBool(type) ? ctx.IntTy : type;
+  oldValue = readPlace(place, loc, env);
+  Expr *old = convert(dup(arena, oldValue), type, promoted, loc);
+  Expr *one = mkConst(scalarType(promoted), 1, loc);
+  Expr *result = mkPrim2(u->isIncrementOp() ? P_ADD : P_SUB, old, one, loc);
+  return convert(result, promoted, type, loc);
+}
+
+// ------------------------------------- side effects nested in expressions
+//
+// C lets assignments, compound assignments, ++ and -- stand inside an
+// expression (`f -= (p = pow(p, 0.2))`, `x[i++]`, `y = (t = a, t * t)`).
+// Before a statement's own effect is lowered, hoistEffects lowers the
+// effects nested in it, in evaluation order (operands left to right, which
+// is C's order wherever C fixes one: a program that depends on the order of
+// unsequenced effects is undefined), binding each written place anew in
+// `env`, and records the value of each such expression: the new value, or
+// for a postfix ++ or -- the old one. lowerExpr reads the values back, only
+// for the current statement (hoistEpoch): any other lowering of such an
+// expression stays an error, never a stale value.
+// `rootIsStatement`: root is an expression statement, whose own effect its
+// statement lowers; any other root (an initialiser, a condition, a returned
+// value) is hoisted whole.
+void Lowerer::hoistEffects(const CExpr *root, Env &env, std::vector<Binding> &out,
+                           bool rootIsStatement) {
+  ++hoistEpoch;
+  hoistWalk(root, rootIsStatement ? root : nullptr, false, env, out);
+}
+
+static bool isSideEffect(const CExpr *e) {
+  if (const auto *b = dyn_cast<BinaryOperator>(e))
+    return b->isAssignmentOp();
+  const auto *u = dyn_cast<UnaryOperator>(e);
+  return u && u->isIncrementDecrementOp();
+}
+
+// `conditional`: C evaluates e only under a condition (an operand of && ||
+// or a branch of ?:), where hoisting would run the effect always.
+void Lowerer::hoistWalk(const CExpr *e, const CExpr *root, bool conditional, Env &env,
+                        std::vector<Binding> &out) {
+  if (!e || isa<clang::StmtExpr>(e)) // a statement expression is an error anyway
+    return;
+  auto walk = [&](const Stmt *c, bool cond) {
+    if (const auto *x = dyn_cast_or_null<CExpr>(c))
+      hoistWalk(x, root, cond, env, out);
+  };
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isLogicalOp()) {
+    walk(b->getLHS(), conditional);
+    walk(b->getRHS(), true);
+    return;
+  }
+  if (const auto *c = dyn_cast<clang::AbstractConditionalOperator>(e)) {
+    walk(c->getCond(), conditional);
+    walk(c->getTrueExpr(), true);
+    walk(c->getFalseExpr(), true);
+    return;
+  }
+  for (const Stmt *c : e->children())
+    walk(c, conditional);
+  if (e != root && isSideEffect(e))
+    hoistOne(e, conditional, env, out);
+}
+
+void Lowerer::hoistOne(const CExpr *e, bool conditional, Env &env,
+                       std::vector<Binding> &out) {
+  SourceLocation loc = e->getExprLoc();
+  if (conditional)
+    fail(loc, "assignment '" + text(e) + "' in an operand that C evaluates only "
+              "under a condition (of '&&', '||' or '?:') is not supported");
+  const CExpr *target = isa<BinaryOperator>(e)
+                            ? cast<BinaryOperator>(e)->getLHS()->IgnoreParens()
+                            : cast<UnaryOperator>(e)->getSubExpr()->IgnoreParens();
+  if (isa<ArraySubscriptExpr>(target))
+    fail(loc, "assignment to an array element inside an expression ('" + text(e) +
+                  "') is not supported yet; write it as a statement of its own");
+  Place place = scalarTarget(target);
+  Expr *old = nullptr;
+  Expr *value = effectValue(e, place, env, old);
+  Var *var = newPlaceVar(place);
+  noteZero(var, value);
+  out.push_back({var, value, loc});
+  env.vars[place] = var;
+  const auto *u = dyn_cast<UnaryOperator>(e);
+  Expr *result = u && u->isPostfix() ? old : mkVar(var, loc);
+  sideValues[e] = {result, hoistEpoch};
+}
+
+// Is e (an assignment or ++/--) inside an expression, rather than a
+// statement of its own or a loop's step?
+bool Lowerer::nestedInExpression(const CExpr *e) {
+  for (const clang::DynTypedNode &parent : ctx.getParents(*e)) {
+    if (const auto *p = parent.get<CExpr>())
+      return !isa<clang::ParenExpr>(p) || nestedInExpression(p);
+    if (parent.get<clang::VarDecl>() || parent.get<clang::ReturnStmt>())
+      return true;
+    if (const auto *i = parent.get<IfStmt>())
+      return i->getCond() == e;
+    if (const auto *f = parent.get<ForStmt>())
+      return f->getCond() == e;
+  }
+  return false;
 }
 
 // A float accumulator that starts at +0 sums exactly as C adds (see
@@ -739,6 +857,9 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   if (e->containsErrors())
     throw Unsupported{{e->getExprLoc(), ""}};
   e = e->IgnoreParens();
+  if (auto it = sideValues.find(e);
+      it != sideValues.end() && it->second.second == hoistEpoch)
+    return dup(arena, it->second.first);
   if (const auto *c = dyn_cast<clang::ConstantExpr>(e))
     return lowerExpr(c->getSubExpr(), env);
   SourceLocation loc = e->getExprLoc();
@@ -960,8 +1081,10 @@ Expr *Lowerer::lowerBinary(const BinaryOperator *b, const Env &env) {
   SourceLocation loc = b->getExprLoc();
   if (b->isAssignmentOp())
     fail(loc, "assignment inside an expression is not supported");
-  if (b->getOpcode() == clang::BO_Comma)
-    fail(loc, "the comma operator inside an expression is not supported");
+  if (b->getOpcode() == clang::BO_Comma) {
+    lowerExpr(b->getLHS(), env); // its effects were hoisted; its value is dropped
+    return lowerExpr(b->getRHS(), env);
+  }
   if (b->isLogicalOp())
     return lowerLogical(b, env);
   Prim p;

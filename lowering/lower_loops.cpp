@@ -557,6 +557,10 @@ void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
     if (accumulate)
       plain = false;
   }
+  // The value of `(s += e)` inside an expression is s's running value,
+  // which an accumulation does not have: such a place is carried state.
+  if (nestedInExpression(write))
+    accumulate = false;
   if (const auto *d = dyn_cast<DeclRefExpr>(lhs)) {
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl())) {
       if (v == h.counter)

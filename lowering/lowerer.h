@@ -320,15 +320,31 @@ public:
   void checkLocalDeclaration(const clang::Decl *d);
   Expr *lowerReturn(const clang::ReturnStmt *r, Env env);
   Expr *lowerIf(const IfStmt *s, const Rest *next, Env env, const Tail &tail);
+  Expr *lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
+                       const Tail &tail);
   Expr *bindJoined(const std::vector<Place> &joined, Expr *value,
                    SourceLocation loc, const Rest *next, Env env,
                    const Tail &tail);
   Expr *lowerExprStmt(const CExpr *e, const Rest *next, Env env,
                       const Tail &tail);
+  Expr *lowerRootEffect(const CExpr *e, const Rest *next, Env env,
+                        const Tail &tail);
   Expr *assignPlace(const Place &p, Expr *value, SourceLocation loc,
                     const Rest *next, Env env, const Tail &tail);
   void collectAssigned(const Stmt *s, const Env &env, std::vector<Place> &out);
   void addJoined(const Place &p, const Env &env, std::vector<Place> &out);
+
+  // side effects nested in expressions (hoisted before their statement)
+  void hoistEffects(const CExpr *root, Env &env, std::vector<Binding> &out,
+                    bool rootIsStatement = false);
+  void hoistWalk(const CExpr *e, const CExpr *root, bool conditional, Env &env,
+                 std::vector<Binding> &out);
+  void hoistOne(const CExpr *e, bool conditional, Env &env,
+                std::vector<Binding> &out);
+  Place scalarTarget(const CExpr *target);
+  Expr *effectValue(const CExpr *e, const Place &place, const Env &env,
+                    Expr *&oldValue);
+  bool nestedInExpression(const CExpr *e);
 
   // expressions
   Expr *lowerExpr(const CExpr *e, const Env &env);
@@ -514,6 +530,10 @@ public:
   void noteZero(Var *v, const Expr *value);
   // calls that write arrays, lowered at statement level: their C value
   std::map<const CallExpr *, Expr *> effectValues;
+  // the value of each side effect hoisted out of an expression, and the
+  // statement (epoch) it was hoisted for: only the current one is read
+  std::map<const CExpr *, std::pair<Expr *, long>> sideValues;
+  long hoistEpoch = 0;
 };
 
 } // namespace lowering_detail

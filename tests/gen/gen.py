@@ -334,6 +334,17 @@ class Gen:
     # -- statements ----------------------------------------------------------
     def assign(self, c, target, depth=2):
         r = self.r
+        if r.random() < 0.25:
+            # effects inside expressions: an assignment as a value, the
+            # comma operator (t is a fresh temporary, so nothing is
+            # unsequenced)
+            t = self.newvar(c.fn)
+            e = self.expr(c, depth)
+            if r.random() < 0.5:
+                return S(self, "raw", "@T %s; %s += (%s = tanh({0})) * #0.5; %s -= %s * #0.25;"
+                         % (t, target, t, target, t), [e])
+            return S(self, "raw", "@T %s; %s = #0.5 * %s + (%s = tanh({0}), %s * %s);"
+                     % (t, target, target, t, t, t), [e])
         op = r.choice(["=", "=", "+=", "-=", "*=", "/="])
         e = self.expr(c, depth)
         if op == "*=":
