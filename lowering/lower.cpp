@@ -124,6 +124,21 @@ double toDouble(llvm::APFloat f) {
 
 // ------------------------------------------------- statement scanning
 
+// A `continue` (or `break`) that leaves the enclosing loop's iteration
+// from inside s: like a return, it makes what follows in the body depend on
+// the path.
+bool containsJump(const Stmt *s) {
+  if (!s || isa<ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s) ||
+      isa<clang::SwitchStmt>(s))
+    return false;
+  if (isa<clang::ContinueStmt>(s) || isa<clang::BreakStmt>(s))
+    return true;
+  for (const Stmt *c : s->children())
+    if (containsJump(c))
+      return true;
+  return false;
+}
+
 bool containsReturn(const Stmt *s) {
   if (!s)
     return false;
@@ -142,10 +157,10 @@ llvm::ArrayRef<const Stmt *> statementsOf(const CompoundStmt *b) {
 std::string unsupportedStatement(const Stmt *s) {
   if (isa<clang::WhileStmt>(s))
     return "'while' loops are not supported yet (only 'for' loops with an "
-           "int counter)";
+           "integer counter)";
   if (isa<clang::DoStmt>(s))
-    return "'do' loops are not supported yet (only 'for' loops with an int "
-           "counter)";
+    return "'do' loops are not supported yet (only 'for' loops with an "
+           "integer counter)";
   if (isa<clang::BreakStmt>(s))
     return "'break' is not supported yet";
   if (isa<clang::ContinueStmt>(s))
@@ -277,6 +292,8 @@ std::string Lowerer::placeName(const Place &p) {
   std::string n = p.decl->getNameAsString();
   if (p.elem >= 0)
     return n + "[" + std::to_string(p.elem) + "]";
+  if (p.elem == kDone)
+    return n + "_done";
   return n;
 }
 
@@ -292,6 +309,8 @@ Type *Lowerer::requireType(QualType t, SourceLocation loc, const char *role,
 Var *Lowerer::newVar(const VarDecl *v) { return newPlaceVar({v, kWhole}); }
 
 Type *Lowerer::placeType(const Place &p) {
+  if (p.elem == kDone)
+    return ty_int();
   auto it = arrays.find(p.decl);
   if (it == arrays.end())
     return scalarType(p.decl->getType());
@@ -317,6 +336,8 @@ Var *Lowerer::newPlaceVar(const Place &p) {
     name += "_at";
   else if (p.elem == kSiteVal)
     name += "_add";
+  else if (p.elem == kDone)
+    name += "_done";
   return var_new(arena, name.c_str(), placeType(p));
 }
 
@@ -397,6 +418,29 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
   }
   if (const auto *i = dyn_cast<IfStmt>(s))
     return lowerIf(i, next, std::move(env), tail);
+  if (const auto *b = dyn_cast<clang::BreakStmt>(s)) {
+    // the loop ends here: this iteration yields the places' current values,
+    // and the flag makes the iterations after it do nothing
+    if (loops.empty() || !loops.back()->bodyTail || !loops.back()->hasBreak ||
+        loops.back()->inlined.size())
+      fail(b->getBeginLoc(), "'break' here is not supported yet (only in the "
+                             "body of a 'for' loop that is not nested in a loop "
+                             "flattened with it)");
+    LoopCtx *lc = loops.back();
+    Place done{lc->h.counter, kDone};
+    Var *broken = newPlaceVar(done);
+    env.vars[done] = broken;
+    return mkLet(broken, mkInt(1, b->getBeginLoc()), finish(env, *lc->bodyTail),
+                 b->getBeginLoc());
+  }
+  if (const auto *c = dyn_cast<clang::ContinueStmt>(s)) {
+    // the iteration ends here: what follows in the body never runs
+    if (loops.empty() || !loops.back()->bodyTail || loops.back()->inlined.size())
+      fail(c->getBeginLoc(), "'continue' here is not supported yet (only in the "
+                             "body of a 'for' loop that is not nested in a loop "
+                             "flattened with it)");
+    return finish(env, *loops.back()->bodyTail);
+  }
   if (const auto *f = dyn_cast<ForStmt>(s))
     return lowerFor(f, next, std::move(env), tail);
   if (const auto *a = dyn_cast<clang::AttributedStmt>(s))
@@ -585,7 +629,7 @@ Expr *Lowerer::lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
   if (elseStmt)
     elseStmts = llvm::ArrayRef<const Stmt *>(elseStmt);
 
-  if (containsReturn(s)) {
+  if (containsReturn(s) || containsJump(s)) {
     Rest thenRest{thenStmts, next};
     Rest elseRest{elseStmts, next};
     Expr *t = lowerSeq(&thenRest, env, tail);

@@ -8,17 +8,21 @@
 // outside the subset, as a located LowerError. Never touches the module: the
 // caller decides whether the function goes in (see plugin/consumer.cpp).
 //
-// The subset: parameters, locals and results of type double, float, int,
-// _Bool (as int) or an enum (as int); assignment and compound assignment,
-// ++/--, arithmetic, comparisons, && || ! (short-circuit kept), ?:, if/else,
+// The subset: parameters, locals and results of type double, float, any
+// standard integer type or enum (_Bool as int); assignment and compound
+// assignment, ++/-- (also inside expressions, hoisted before their
+// statement), the comma operator, arithmetic, bitwise operators,
+// comparisons, && || ! (short-circuit kept), ?:, if/else,
 // early return, casts among the scalar types, const locals, constant const
 // globals, <math.h> functions with a primitive, and calls to other
 // differentiable functions. Arrays (DESIGN.md section 1): input arrays
 // (const double *a, const float *a, const T a[N], any int pointer), output
 // arrays (double *y, float *y) that the function writes element-wise, local
-// arrays of fixed or variable length; `for` loops with an int counter and
-// loop-invariant bounds, lowered to build, sum, fold and scatter-add (see
-// lower_loops.cpp). A function with output arrays may return void; its IR
+// arrays of fixed or variable length; `for` loops with an integer counter
+// and loop-invariant bounds, with `continue` and `break`, lowered to build,
+// sum, fold and scatter-add (see lower_loops.cpp). Parameters marked
+// CHAD_INACTIVE keep their class for lowering and become inactive in the
+// IR signature. A function with output arrays may return void; its IR
 // result is (tuple R Y1 .. Yk), see Func in ir/ir.h.
 #ifndef CHAD_LOWERING_LOWER_H
 #define CHAD_LOWERING_LOWER_H

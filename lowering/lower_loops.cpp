@@ -67,6 +67,19 @@ static bool counterSide(const CExpr *e, const VarDecl *counter,
   return false;
 }
 
+// A `break` of the loop whose body is s (not of a loop or switch inside).
+static bool containsBreak(const Stmt *s) {
+  if (!s || isa<ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s) ||
+      isa<clang::SwitchStmt>(s))
+    return false;
+  if (isa<clang::BreakStmt>(s))
+    return true;
+  for (const Stmt *c : s->children())
+    if (containsBreak(c))
+      return true;
+  return false;
+}
+
 static clang::BinaryOperatorKind reversed(clang::BinaryOperatorKind k) {
   switch (k) {
   case clang::BO_LT: return clang::BO_GT;
@@ -978,6 +991,15 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
   Rest rest{body, nullptr};
   Tail tail{&spec.yields, lc.h.stmt->getBody()->getEndLoc(),
             spec.kind == TargetKind::Fold};
+  lc.bodyTail = &tail;
+  Place done{counter, kDone};
+  if (lc.hasBreak && env.vars.count(done) && env.vars[done]) {
+    // after the break, an iteration leaves everything as it is
+    Var *broken = env.vars[done];
+    Expr *skip = finish(env, tail);
+    Expr *run = lowerSeq(&rest, std::move(env), tail);
+    return wrapInLets(bind, mkIf(mkVar(broken, loc), skip, run, loc));
+  }
   Expr *e = lowerSeq(&rest, std::move(env), tail);
   return wrapInLets(bind, e);
 }
@@ -1314,6 +1336,25 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
     } else {
       state.push_back(p);
     }
+  }
+
+  // A loop that breaks: everything it writes is state, with the flag first.
+  lc.hasBreak = containsBreak(s->getBody());
+  if (lc.hasBreak) {
+    if (!lc.arrays.empty() || !sc.siteOrder.empty())
+      fail(loc, "a loop with 'break' that writes arrays is not supported yet");
+    if (!lc.h.declaredInInit && neededAfter({lc.h.counter, kWhole}, next, tail))
+      fail(lc.h.counter->getLocation(),
+           "the counter '" + lc.h.counter->getNameAsString() + "' of a loop with "
+           "'break' is read after the loop; not supported yet (count the "
+           "iterations in a variable of its own)");
+    Place done{lc.h.counter, kDone};
+    Var *notYet = newPlaceVar(done);
+    pre.push_back({notYet, mkInt(0, loc), loc});
+    env.vars[done] = notYet;
+    state.insert(state.begin(), done);
+    state.insert(state.end(), accs.begin(), accs.end());
+    accs.clear();
   }
 
   std::vector<Binding> post;

@@ -72,6 +72,7 @@ enum : int {
   kSlot = -2,    // the element a loop builds at its counter
   kSiteIdx = -3, // the index of the scatter-add being lowered
   kSiteVal = -4, // the value it adds
+  kDone = -5,    // whether a loop with `break` has broken (decl: its counter)
 };
 
 struct Place {
@@ -200,6 +201,12 @@ struct LoopCtx {
   std::vector<Var *> *poisonSink = nullptr; // poison made by inlined loops
   // FlatSlot arrays: the inner loop that writes y[i*m + j]
   std::map<const VarDecl *, const ForStmt *> flatInner;
+  // while a body is lowered: where its statements end (a `continue` ends
+  // the iteration there, with the places' current values)
+  const Tail *bodyTail = nullptr;
+  // the body breaks out of the loop: the IR loop is a fold carrying the
+  // flag {counter, kDone}, and iterations after the break do nothing
+  bool hasBreak = false;
 };
 
 // One lowering of a loop body, for one target.

@@ -465,11 +465,22 @@ class Gen:
             return rd
 
         lc = c.sub(reads=c.reads + reads_at(i), ints=c.ints + [i])
-        form = r.choice(["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2"])
+        form = r.choice(["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2",
+                         "skip", "brk"])
         out = []
         v = self.newvar(fn)
         hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i)
-        if form in ("sum", "ifsum", "step2"):
+        if form in ("skip", "brk"):
+            # continue skips the rest of an iteration; break ends the loop
+            # (its condition is a kink: the points keep away from it)
+            fn.kinks += 1
+            out.append(S(self, "raw", "@T %s = #0.0;" % v))
+            jump = S(self, "if", exprs=[self.cond(lc, 0)],
+                     body=[S(self, "raw", "continue;" if form == "skip" else "break;", fixed=True)])
+            add = S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])
+            body = [jump, add] if form == "skip" else [add, jump]
+            out.append(S(self, "for", hdr, body=body))
+        elif form in ("sum", "ifsum", "step2"):
             out.append(S(self, "raw", "@T %s = #0.0;" % v))
             if form == "sum":
                 body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
