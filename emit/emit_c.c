@@ -1063,9 +1063,9 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
 /* A constant table is a `static const` array of the function: made once
  * per program rather than once per call, never freed, and never written
  * (its CVal is not writable). Elements are the emitter's literals, exact
- * (%.17g, %.9g), eight to a line. C has no empty arrays: an empty table
+ * (%.17g, %.9g), four to a line. C has no empty arrays: an empty table
  * gets one unread element. */
-enum { TABLE_PER_LINE = 8 };
+enum { TABLE_PER_LINE = 4 };
 
 static void emit_table(Em *e, Var *x, Expr *rhs) {
   const char *nm = name_of(e, x);

@@ -114,13 +114,6 @@ std::string typeProblem(QualType t, const std::string &role,
   return "unsupported " + what + " " + quotedType(t);
 }
 
-double toDouble(llvm::APFloat f) {
-  bool lost = false;
-  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-            &lost);
-  return f.convertToDouble();
-}
-
 // ------------------------------------------------- statement scanning
 
 bool containsReturn(const Stmt *s) {
@@ -209,6 +202,13 @@ bool isBooleanValued(const Expr *x) {
 
 } // namespace
 
+double toDouble(llvm::APFloat f) {
+  bool lost = false;
+  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return f.convertToDouble();
+}
+
 Type *irScalarType(QualType t) { return scalarType(t); }
 std::string irTypeProblem(QualType t, const std::string &role,
                           const std::string &name) {
@@ -232,6 +232,7 @@ LoweredFunction Lowerer::run() {
     Env env = normalizeBoolParams(body->getLBracLoc(), entry);
     initOutputs(env, entry, fd->getLocation());
     Expr *lowered = wrapInLets(entry, lowerSeq(&rest, std::move(env), tail));
+    lowered = tableBindings(lowered);
     // Loops lower their body once per IR loop, each keeping what it needs;
     // the rest, and the poison that nothing depends on, goes here.
     lowered = deadLets(lowered);
@@ -447,6 +448,8 @@ void Lowerer::checkLocalDeclaration(const clang::Decl *d) {
 }
 
 void Lowerer::checkLocalVariable(const VarDecl *v) {
+  if (v->getType()->isArrayType() && tableOf(v))
+    return; // a constant table, static or not
   if (v->isStaticLocal() || v->getTSCSpec() != clang::TSCS_unspecified)
     fail(v->getLocation(), "static local variables are not supported");
   if (v->hasExternalStorage())
@@ -472,6 +475,8 @@ Expr *Lowerer::lowerDeclStmt(const clang::DeclStmt *s, const Rest *next,
       continue;
     }
     checkLocalVariable(v);
+    if (v->getType()->isArrayType() && tableOf(v))
+      continue; // read where it is used (lower_tables.cpp)
     if (v->getType()->isArrayType()) {
       lowerLocalArrayDecl(v, env, bindings);
       continue;
@@ -810,6 +815,10 @@ Expr *Lowerer::readPlace(const Place &p, SourceLocation loc, const Env &env) {
 Expr *Lowerer::lowerDeclRef(const DeclRefExpr *d, const Env &env) {
   SourceLocation loc = d->getExprLoc();
   const clang::ValueDecl *decl = d->getDecl();
+  if (const auto *v = dyn_cast<VarDecl>(decl);
+      v && v->getType()->isArrayType() && tableOf(v))
+    fail(loc, "table '" + v->getNameAsString() +
+                  "' used as a whole; only its elements can be read");
   if (const auto *v = dyn_cast<VarDecl>(decl))
     return v->hasLocalStorage()
                ? readPlace({v, kWhole}, loc, env)

@@ -138,7 +138,7 @@ bool Lowerer::calleeWritesArrays(const FunctionDecl *callee) {
 // ------------------------------------------------------- local arrays
 
 void Lowerer::registerLocalArray(const VarDecl *v) {
-  if (arrays.count(v))
+  if (arrays.count(v) || tableOf(v))
     return;
   ArrayInfo info;
   info.role = ArrayRole::Local;
@@ -182,7 +182,8 @@ const VarDecl *Lowerer::arrayBase(const ArraySubscriptExpr *s, bool required) {
   if (const auto *d = dyn_cast<DeclRefExpr>(base))
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl()); v && !v->hasLocalStorage())
       fail(loc, "reads of global array '" + v->getNameAsString() +
-                    "' are not supported");
+                    "', which is not a constant table (only const arrays "
+                    "with a constant initializer can be read)");
   fail(loc, "indexing '" + text(base) + "' is not supported (only arrays "
             "that are parameters or local variables)");
 }
@@ -455,6 +456,8 @@ Expr *Lowerer::arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,
 
 Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
                                   const Env &env) {
+  if (Expr *t = lowerTableRead(s, env))
+    return t;
   SourceLocation loc = s->getExprLoc();
   const VarDecl *d = arrayBase(s, true);
   Place p{d, kWhole};
