@@ -772,6 +772,11 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   }
   if (const auto *d = dyn_cast<DeclRefExpr>(e))
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl());
+        v && v->getType()->isArrayType() && tableOf(v))
+      fail(loc, "table '" + v->getNameAsString() +
+                    "' used as a whole; only its elements can be read");
+  if (const auto *d = dyn_cast<DeclRefExpr>(e))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl());
         v && (arrays.count(v) || v->getType()->isPointerType() ||
               v->getType()->isArrayType()))
       fail(loc, "use of array '" + v->getNameAsString() +
@@ -815,10 +820,6 @@ Expr *Lowerer::readPlace(const Place &p, SourceLocation loc, const Env &env) {
 Expr *Lowerer::lowerDeclRef(const DeclRefExpr *d, const Env &env) {
   SourceLocation loc = d->getExprLoc();
   const clang::ValueDecl *decl = d->getDecl();
-  if (const auto *v = dyn_cast<VarDecl>(decl);
-      v && v->getType()->isArrayType() && tableOf(v))
-    fail(loc, "table '" + v->getNameAsString() +
-                  "' used as a whole; only its elements can be read");
   if (const auto *v = dyn_cast<VarDecl>(decl))
     return v->hasLocalStorage()
                ? readPlace({v, kWhole}, loc, env)

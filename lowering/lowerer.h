@@ -110,7 +110,9 @@ struct ArrayInfo {
   Var *param = nullptr;          // In/Out parameters: the IR parameter
   bool scalarReplaced = false;   // every access has a constant index
   int numElems = 0;              // scalar-replaced: elements [0, numElems)
-  long long fixedSize = -1;      // a local of constant size
+  long long fixedSize = -1;      // a local of constant size (all elements)
+  long long cols = 0;            // two dimensions (R[rows][cols]): stored
+                                 // flat, row-major, as C lays it out
   bool constIndexOnly = true;    // (pre-scan) every use is a constant index
 };
 
@@ -375,6 +377,11 @@ public:
   const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
   const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
   bool constIndex(const CExpr *idx, long long &v);
+  const CExpr *rowIndex(const ArraySubscriptExpr *s, const VarDecl *d);
+  bool constElement(const ArraySubscriptExpr *s, const VarDecl *d,
+                    long long &v);
+  Expr *lowerElementIndex(const ArraySubscriptExpr *s, const VarDecl *d,
+                          const Env &env);
   void initOutputs(Env &env, std::vector<Binding> &entry, SourceLocation loc);
   void lowerLocalArrayDecl(const VarDecl *v, Env &env,
                             std::vector<Binding> &bindings);
