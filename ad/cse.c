@@ -9,7 +9,7 @@
  * in a canonical order first. Operations are pure, calls included; array
  * reads are left alone because cotangent buffers change under E_ACCUM (and
  * the C compiler merges reads of const arrays itself), and loops,
- * allocations and effects are never merged. */
+ * allocations and effects are never merged. Equal constant tables are. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +94,9 @@ static bool same_rhs(const Expr *x, const Expr *y) {
 
 static bool cse_candidate(const Expr *rhs) {
   switch (rhs->kind) {
+  case E_TABLE: /* immutable: two equal tables are one (unlike alloc's
+                   buffers, which are written) */
+    return true;
   case E_CALL: /* a backpropagator adds into buffers: each call counts */
     for (int i = 0; i < rhs->nargs; i++)
       if (rhs->args[i]->type && rhs->args[i]->type->kind == TY_ARRAY &&

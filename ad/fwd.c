@@ -341,7 +341,7 @@ static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   case E_IF:
     fwd_if(s, x, rhs, out);
     return;
-  default: /* constants: zero tangent */
+  default: /* constants and tables: zero tangent (their reads get none) */
     bindings_push(s->a, out, x, rhs);
     return;
   }

@@ -7,7 +7,7 @@
  * partial derivatives often involve only loop-invariant factors and the
  * (invariant) cotangent of a sum. Only operations that cannot fail are
  * moved, since a loop may run zero times: arithmetic other than integer
- * division; never array reads, calls, loops or effects (nor tuples and
+ * division, and constant tables; never array reads, calls, loops or effects (nor tuples and
  * projections, which cost nothing). Inner loops are treated first, so values move out level by
  * level. */
 #include "ad/ad.h"
@@ -32,6 +32,8 @@ static bool movable(const Expr *rhs) {
     if (prim_info(rhs->op)->cls == PC_SHIFT)
       return false; /* so is a shift by the width or more */
     return true;
+  case E_TABLE:
+    return true; /* a constant: made once, never fails */
   default:
     return false; /* tuples and projections cost nothing to leave in place,
                      and a body's result tuple must stay (dce narrows it) */

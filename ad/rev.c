@@ -648,6 +648,8 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
           varmap_put(&s->bufs, x, ex_lin(s->a, E_TUPLE, x->type->n, parts));
         }
         break;
+      case E_TABLE:
+        break; /* a constant: no cotangent, so its reads add nowhere */
       case E_VAR:
       case E_GET:
       case E_TUPLE:
@@ -912,7 +914,7 @@ static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
     backprop_fold(s, x, rhs, ct, out);
     return;
   default:
-    return; /* constants, len */
+    return; /* constants, tables, len */
   }
 }
 

@@ -7,7 +7,8 @@
  * disappears and `plus` of known tuples is split per field; operations that
  * are linear in a structurally zero operand give a structural zero (mul,
  * div of a zero, neg, conversions, and the backpropagator call g$bwd with a
- * zero cotangent); a tuple of zeros is a zero. Only *structural* zeros are
+ * zero cotangent); a tuple of zeros is a zero; the length of an array
+ * whose length is known (build, alloc, scatter, table) is that length. Only *structural* zeros are
  * folded: a numeric 0.0 is never assumed to annihilate (0 * inf is NaN).
  *
  * materialize_expr turns the remaining structural zeros into constants and
@@ -184,6 +185,8 @@ static void note_lengths(Simp *s, Var *x, Expr *r) {
     len = r->args[0];
   else if (r->kind == E_SCATTER && r->args[0]->kind == E_VAR)
     len = varmap_get(&s->lengths, r->args[0]->var);
+  else if (r->kind == E_TABLE) /* its elements are its operands */
+    len = ex_int(s->a, r->nargs);
   if (len && x->type && x->type->kind == TY_ARRAY)
     varmap_put(&s->lengths, x, len);
 }

@@ -683,6 +683,7 @@ static void emit_sum(Em *e, Var *x, Expr *rhs);
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest);
 static void emit_scatter(Em *e, Var *x, Expr *rhs);
 static void emit_array_op(Em *e, Var *x, Expr *rhs);
+static void emit_table(Em *e, Var *x, Expr *rhs);
 
 static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   switch (rhs->kind) {
@@ -727,6 +728,9 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_ACCUM:
   case E_ALLOC:
     emit_array_op(e, x, rhs);
+    return;
+  case E_TABLE:
+    emit_table(e, x, rhs);
     return;
   default:
     line(e, "#error \"chad: unexpected IR node in emission\"");
@@ -1054,6 +1058,36 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
   default:
     return;
   }
+}
+
+/* A constant table is a `static const` array of the function: made once
+ * per program rather than once per call, never freed, and never written
+ * (its CVal is not writable). Elements are the emitter's literals, exact
+ * (%.17g, %.9g), four to a line. C has no empty arrays: an empty table
+ * gets one unread element. */
+enum { TABLE_PER_LINE = 4 };
+
+static void emit_table(Em *e, Var *x, Expr *rhs) {
+  const char *nm = name_of(e, x);
+  Type *elem = rhs->type->elem;
+  int n = rhs->nargs;
+  line(e, "static const %s %s[%d] = {%s", c_type(e->a, elem), nm, n ? n : 1,
+       n ? "" : zero_of_type(e, elem));
+  StrBuf row = {0};
+  for (int i = 0; i < n; i++) {
+    sb_printf(&row, "%s%s%s", i % TABLE_PER_LINE ? " " : "", literal(e, rhs->args[i]),
+              i + 1 < n ? "," : "");
+    if ((i + 1) % TABLE_PER_LINE == 0 || i + 1 == n) {
+      e->indent++;
+      line(e, "%s", row.data);
+      e->indent--;
+      free(sb_take(&row));
+    }
+  }
+  line(e, "};");
+  CVal *v = cv_scalar(e, rhs->type, nm);
+  v->len = arena_printf(e->a, "%d", n);
+  varmap_put(&e->vals, x, v);
 }
 
 /* Emits a block; with `dest`, assigns its result there. */

@@ -226,6 +226,7 @@ static int expected_nargs(const Expr *e) {
   case E_TUPLE:
   case E_LVCAT:
   case E_LHCAT:
+  case E_TABLE: /* its elements */
     return e->nargs; /* any */
   }
   return -1;
@@ -243,10 +244,11 @@ static const char *kind_name(const Expr *e) {
       [E_LEN] = "len",        [E_BUILD] = "build",   [E_SUM] = "sum",
       [E_FOLD] = "fold",      [E_FOLDSAVE] = "fold-save",
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
+      [E_TABLE] = "table",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
-  return (unsigned)e->kind <= E_ALLOC ? names[e->kind] : "?";
+  return (unsigned)e->kind <= E_TABLE ? names[e->kind] : "?";
 }
 
 static bool binds_state(const Expr *e) {
@@ -256,7 +258,7 @@ static bool binds_state(const Expr *e) {
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
 static bool check_shape(Checker *c, const Expr *e) {
-  if ((unsigned)e->kind > E_ALLOC)
+  if ((unsigned)e->kind > E_TABLE)
     return fail(c, e, "malformed node of kind %d", (int)e->kind);
   int want = expected_nargs(e);
   if (e->kind == E_PRIM && want < 0)
@@ -516,6 +518,21 @@ static bool check_alloc(Checker *c, Expr *e) {
     return fail(c, e, "'alloc' of %s; expected an array of f64 or f32",
                 tname(e->type));
   return expect_int(c, e->args[0], "buffer length");
+}
+
+/* A table is an array of numbers whose elements are constants of its
+ * element type: nothing else may hide in it, since every pass treats it
+ * as a constant (no operand to substitute, differentiate or schedule). */
+static bool check_table(Checker *c, Expr *e) {
+  if (!is_array(e->type) || !is_numeric(e->type->elem))
+    return fail(c, e, "'table' of %s; expected an array of numbers", tname(e->type));
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *x = e->args[i];
+    if (x->kind != E_CONST || !type_eq(x->type, e->type->elem))
+      return fail(c, x, "element %d of a 'table' of %s is not a constant of that type", i,
+                  tname(e->type->elem));
+  }
+  return true;
 }
 
 /* What scatter adds at an index into `base`: T for (array T), (tuple T...)
@@ -784,6 +801,9 @@ static bool finish(Checker *c, Expr *e) {
     break;
   case E_ALLOC:
     ok = check_alloc(c, e);
+    break;
+  case E_TABLE:
+    ok = check_table(c, e);
     break;
   case E_BUILD:
   case E_SUM:

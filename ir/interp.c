@@ -1040,6 +1040,7 @@ static int nargs_of(const Expr *e) {
   case E_LEN:
   case E_ACCUM:
   case E_ALLOC:
+  case E_TABLE:
   case E_BUILD:
   case E_SUM:
   case E_FOLD:
@@ -1080,6 +1081,13 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
     return true;
   case E_ALLOC:
     return alloc_zeros(mc, e, &args[0], out);
+  case E_TABLE: { /* its elements were evaluated as constants */
+    Value t = new_array(mc, e->nargs);
+    for (int i = 0; i < e->nargs; i++)
+      t.elems[i] = args[i];
+    *out = t;
+    return true;
+  }
   case E_PRIM:
     return apply_prim(mc, e, args, out);
   case E_TUPLE:

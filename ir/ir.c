@@ -676,6 +676,12 @@ Expr *ex_alloc(Arena *a, Type *array_type, Expr *n) {
   return e;
 }
 
+Expr *ex_table(Arena *a, Type *elem, int n, Expr **values) {
+  Expr *e = ex_new_args(a, E_TABLE, n, values);
+  e->type = ty_array(a, elem);
+  return e;
+}
+
 bool expr_is_loop(const Expr *e) {
   switch (e->kind) {
   case E_BUILD:

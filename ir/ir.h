@@ -316,6 +316,11 @@ typedef enum ExprKind {
   E_ALLOC,    /* a fresh cotangent buffer: an array of `type` with args[0]
                  elements, all zero. Only in derivatives; never shared with
                  another allocation (passes must not merge two of them) */
+  E_TABLE,    /* a constant array (a C `const` table): `type` is (array T)
+                 with T f64, f32 or an integer kind, and args are its
+                 elements, E_CONST nodes of type T, in order (a C
+                 two-dimensional table row-major). Immutable and
+                 inactive: it has no tangent and no cotangent */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -372,6 +377,9 @@ Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);
 Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v);
 Expr *ex_alloc(Arena *a, Type *array_type, Expr *n);
+/* A constant table of n elements of scalar type `elem`; values[i] are
+ * E_CONST nodes of that type (the array of pointers is copied). */
+Expr *ex_table(Arena *a, Type *elem, int n, Expr **values);
 /* Is this a loop form (build, sum, fold, fold-save, scatter)? */
 bool expr_is_loop(const Expr *e);
 /* A node of the same kind and fields with a fresh args array. */

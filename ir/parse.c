@@ -433,7 +433,7 @@ typedef enum Operand {
   OP_NONE,
   OP_NAME,  /* call, record, lcall */
   OP_INDEX, /* get */
-  OP_TYPE,  /* zero, lzero, lone, alloc */
+  OP_TYPE,  /* zero, lzero, lone, alloc; table (its element type) */
   OP_LOOP,  /* loops: nexprs operands, a binder list, a body */
 } Operand;
 
@@ -470,6 +470,7 @@ static const Form forms[] = {
     {"len", E_LEN, OP_NONE, 1, P_COUNT, NULL},
     {"accum", E_ACCUM, OP_NONE, 3, P_COUNT, NULL},
     {"alloc", E_ALLOC, OP_TYPE, 1, P_COUNT, NULL},
+    {"table", E_TABLE, OP_TYPE, -1, P_COUNT, NULL},
     {"build", E_BUILD, OP_LOOP, 1, P_COUNT, "(build N (I) BODY)"},
     {"sum", E_SUM, OP_LOOP, 1, P_COUNT, "(sum N (I) BODY)"},
     {"sum-from", E_SUM, OP_LOOP, 2, P_COUNT, "(sum-from N S0 (I) BODY)"},
@@ -674,6 +675,8 @@ static Expr *build_form(Converter *c, Pending *f) {
     return ex_accum(a, kids[0], kids[1], kids[2]);
   case E_ALLOC:
     return ex_alloc(a, f->type, kids[0]);
+  case E_TABLE: /* the checker tells a non-constant element */
+    return ex_table(a, f->type, n, kids);
   default:
     return ex_lin(a, f->form->kind, n, kids);
   }

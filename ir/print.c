@@ -191,7 +191,7 @@ static const char *keyword(const Expr *e) {
       [E_LCALL] = "lcall",  [E_INDEX] = "index",   [E_LEN] = "len",
       [E_BUILD] = "build",  [E_SUM] = "sum",       [E_FOLD] = "fold",
       [E_FOLDSAVE] = "fold-save", [E_SCATTER] = "scatter",
-      [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",
+      [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",   [E_TABLE] = "table",
   };
   if (e->kind == E_PRIM) {
     const PrimInfo *pi = prim_info(e->op);
@@ -223,7 +223,15 @@ static int binders_width(const Expr *e) {
 /* The type written inside the form, for the forms that carry one. */
 static bool has_type_operand(const Expr *e) {
   return e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE ||
-         e->kind == E_ALLOC;
+         e->kind == E_ALLOC || e->kind == E_TABLE;
+}
+
+/* That type: a table shows its element type, which an empty table could
+ * not otherwise tell (`(table f64 1.0 2.5)` has type (array f64)). */
+static const Type *type_operand(const Expr *e) {
+  if (e->kind == E_TABLE)
+    return e->type && e->type->kind == TY_ARRAY ? e->type->elem : NULL;
+  return e->type;
 }
 
 /* The name written inside the form, for the forms that carry one. */
@@ -254,7 +262,7 @@ static int head_width(const Expr *e, int budget) {
   if (e->kind == E_GET)
     w += 1 + snprintf(NULL, 0, "%d", e->index);
   if (has_type_operand(e))
-    w += 1 + type_width(e->type, budget - w - 1);
+    w += 1 + type_width(type_operand(e), budget - w - 1);
   return w;
 }
 
@@ -330,8 +338,8 @@ static void emit_head(Printer *p, const Expr *e) {
     p->col += fprintf(p->out, " %d", e->index);
   if (has_type_operand(e)) {
     emit(p, " ");
-    p->col += type_width(e->type, 1 << 30);
-    print_type(p->out, e->type);
+    p->col += type_width(type_operand(e), 1 << 30);
+    print_type(p->out, type_operand(e));
   }
 }
 

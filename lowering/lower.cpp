@@ -115,13 +115,6 @@ std::string typeProblem(QualType t, const std::string &role,
   return "unsupported " + what + " " + quotedType(t);
 }
 
-double toDouble(llvm::APFloat f) {
-  bool lost = false;
-  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-            &lost);
-  return f.convertToDouble();
-}
-
 // ------------------------------------------------- statement scanning
 
 // A `continue` (or `break`) that leaves the enclosing loop's iteration
@@ -225,6 +218,13 @@ bool isBooleanValued(const Expr *x) {
 
 } // namespace
 
+double toDouble(llvm::APFloat f) {
+  bool lost = false;
+  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return f.convertToDouble();
+}
+
 Type *irScalarType(QualType t) { return scalarType(t); }
 std::string irTypeProblem(QualType t, const std::string &role,
                           const std::string &name) {
@@ -248,6 +248,7 @@ LoweredFunction Lowerer::run() {
     Env env = normalizeBoolParams(body->getLBracLoc(), entry);
     initOutputs(env, entry, fd->getLocation());
     Expr *lowered = wrapInLets(entry, lowerSeq(&rest, std::move(env), tail));
+    lowered = tableBindings(lowered);
     // Loops lower their body once per IR loop, each keeping what it needs;
     // the rest, and the poison that nothing depends on, goes here.
     lowered = deadLets(lowered);
@@ -492,6 +493,8 @@ void Lowerer::checkLocalDeclaration(const clang::Decl *d) {
 }
 
 void Lowerer::checkLocalVariable(const VarDecl *v) {
+  if (v->getType()->isArrayType() && tableOf(v))
+    return; // a constant table, static or not
   if (v->isStaticLocal() || v->getTSCSpec() != clang::TSCS_unspecified)
     fail(v->getLocation(), "static local variables are not supported");
   if (v->hasExternalStorage())
@@ -517,6 +520,8 @@ Expr *Lowerer::lowerDeclStmt(const clang::DeclStmt *s, const Rest *next,
       continue;
     }
     checkLocalVariable(v);
+    if (v->getType()->isArrayType() && tableOf(v))
+      continue; // read where it is used (lower_tables.cpp)
     if (v->getType()->isArrayType()) {
       lowerLocalArrayDecl(v, env, bindings);
       continue;
@@ -930,6 +935,11 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
     if (b->isComparisonOp())
       fail(loc, "pointer comparison '" + text(b) + "' is not supported");
   }
+  if (const auto *d = dyn_cast<DeclRefExpr>(e))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl());
+        v && v->getType()->isArrayType() && tableOf(v))
+      fail(loc, "table '" + v->getNameAsString() +
+                    "' used as a whole; only its elements can be read");
   if (const auto *d = dyn_cast<DeclRefExpr>(e))
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl());
         v && (arrays.count(v) || v->getType()->isPointerType() ||

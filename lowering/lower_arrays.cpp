@@ -138,15 +138,25 @@ bool Lowerer::calleeWritesArrays(const FunctionDecl *callee) {
 // ------------------------------------------------------- local arrays
 
 void Lowerer::registerLocalArray(const VarDecl *v) {
-  if (arrays.count(v))
+  if (arrays.count(v) || tableOf(v))
     return;
   ArrayInfo info;
   info.role = ArrayRole::Local;
   const clang::ArrayType *at = ctx.getAsArrayType(v->getType());
+  const auto *fixed = dyn_cast_or_null<clang::ConstantArrayType>(at);
+  // Two constant dimensions: a flat array of rows * cols elements.
+  const clang::ConstantArrayType *row =
+      fixed ? ctx.getAsConstantArrayType(fixed->getElementType()) : nullptr;
   if (at && !at->getElementType()->isArrayType())
     info.elem = irScalarType(at->getElementType()); // null: checked at use
-  if (const auto *c = dyn_cast_or_null<clang::ConstantArrayType>(at))
-    info.fixedSize = (long long)c->getSize().getZExtValue();
+  else if (row && !row->getElementType()->isArrayType())
+    info.elem = irScalarType(row->getElementType());
+  if (fixed)
+    info.fixedSize = (long long)fixed->getSize().getZExtValue();
+  if (row && info.elem) {
+    info.cols = (long long)row->getSize().getZExtValue();
+    info.fixedSize *= info.cols;
+  }
   arrays[v] = info;
 }
 
@@ -164,25 +174,69 @@ bool Lowerer::constIndex(const CExpr *idx, long long &v) {
   return true;
 }
 
-// The array a subscript indexes: a parameter or local array named directly.
+// The row index i of R[i][j] when d is two-dimensional, else null.
+const CExpr *Lowerer::rowIndex(const ArraySubscriptExpr *s, const VarDecl *d) {
+  if (arrays.at(d).cols <= 0)
+    return nullptr;
+  return cast<ArraySubscriptExpr>(s->getBase()->IgnoreParenImpCasts())->getIdx();
+}
+
+// The flat index of element s of d when it is a constant: c, or i*cols + j.
+bool Lowerer::constElement(const ArraySubscriptExpr *s, const VarDecl *d,
+                           long long &v) {
+  const CExpr *row = rowIndex(s, d);
+  long long r = 0, c;
+  if (!constIndex(s->getIdx(), c) || (row && !constIndex(row, r)))
+    return false;
+  long long cols = arrays.at(d).cols;
+  if (row && (c < 0 || c >= cols)) // C reads another row: not worth it
+    fail(s->getExprLoc(), "index '" + text(s) + "' is out of the bounds of "
+                          "the rows of '" + d->getNameAsString() + "'");
+  v = row ? r * cols + c : c;
+  return true;
+}
+
+// The IR index (int) of element s of d: C's row-major i*cols + j.
+Expr *Lowerer::lowerElementIndex(const ArraySubscriptExpr *s, const VarDecl *d,
+                                 const Env &env) {
+  Expr *col = lowerIndex(s->getIdx(), env);
+  const CExpr *row = rowIndex(s, d);
+  if (!row)
+    return col;
+  SourceLocation loc = s->getExprLoc();
+  return iAdd(iMul(lowerIndex(row, env), mkInt(arrays.at(d).cols, loc), loc),
+              col, loc);
+}
+
+// The array a subscript indexes: a parameter or local array named directly,
+// or a two-dimensional local array indexed twice (R[i][j]).
 const VarDecl *Lowerer::arrayBase(const ArraySubscriptExpr *s, bool required) {
   const CExpr *base = s->getBase()->IgnoreParenImpCasts();
-  if (const auto *d = dyn_cast<DeclRefExpr>(base))
-    if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
-      if (arrays.count(v))
-        return v;
+  const auto *rowSub = dyn_cast<ArraySubscriptExpr>(base);
+  const VarDecl *v = arrayDecl(rowSub ? rowSub->getBase() : base);
+  bool twoDim = v && arrays.at(v).cols > 0;
+  if (v && twoDim == (rowSub != nullptr))
+    return v;
   if (!required)
     return nullptr;
   SourceLocation loc = s->getExprLoc();
+  if (v && twoDim)
+    fail(loc, "row '" + text(s) + "' of two-dimensional array '" +
+                  v->getNameAsString() + "' used as a value; not supported "
+                  "yet (index its elements, '" + v->getNameAsString() +
+                  "[i][j]')");
   if (const auto *b = dyn_cast<BinaryOperator>(base);
       b && b->isAdditiveOp())
     fail(loc, "pointer arithmetic '" + text(base) + "' is not supported yet");
-  if (isa<ArraySubscriptExpr>(base))
-    fail(loc, "multi-dimensional arrays are not supported yet");
-  if (const auto *d = dyn_cast<DeclRefExpr>(base))
+  const CExpr *root = rowSub ? rowSub->getBase()->IgnoreParenImpCasts() : base;
+  if (const auto *d = dyn_cast<DeclRefExpr>(root))
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl()); v && !v->hasLocalStorage())
       fail(loc, "reads of global array '" + v->getNameAsString() +
-                    "' are not supported");
+                    "', which is not a constant table (only const arrays "
+                    "with a constant initializer can be read)");
+  if (rowSub)
+    fail(loc, "indexing '" + text(base) + "' is not supported (only "
+              "two-dimensional arrays that are local variables)");
   fail(loc, "indexing '" + text(base) + "' is not supported (only arrays "
             "that are parameters or local variables)");
 }
@@ -207,14 +261,16 @@ void Lowerer::prescanArrays(const Stmt *body) {
           registerLocalArray(v);
     if (const auto *a = dyn_cast<ArraySubscriptExpr>(s)) {
       if (const VarDecl *v = arrayBase(a, false)) {
-        ArrayInfo &info = arrays[v];
         long long c;
-        if (constIndex(a->getIdx(), c) && c >= 0 &&
+        bool constant = constElement(a, v, c);
+        ArrayInfo &info = arrays[v];
+        if (constant && c >= 0 &&
             (info.fixedSize < 0 || c < info.fixedSize) && c < 4096)
           info.numElems = std::max(info.numElems, (int)c + 1);
         else
           info.constIndexOnly = false;
         walk(a->getIdx());
+        walk(rowIndex(a, v));
         return;
       }
     }
@@ -281,11 +337,17 @@ void Lowerer::lowerLocalArrayDecl(const VarDecl *v, Env &env,
   registerLocalArray(v);
   ArrayInfo &info = arrays[v];
   const clang::ArrayType *arr = ctx.getAsArrayType(v->getType());
-  if (!arr || arr->getElementType()->isArrayType())
-    fail(loc, "multi-dimensional arrays are not supported yet");
+  if (arr && arr->getElementType()->isArrayType() && info.cols <= 0)
+    fail(loc, isa<clang::ConstantArrayType>(arr)
+                  ? "array '" + v->getNameAsString() + "' has more than two "
+                    "dimensions, or rows of variable length; not supported"
+                  : "variable-length two-dimensional array '" +
+                        v->getNameAsString() + "' is not supported yet");
+  if (!arr)
+    fail(loc, "unsupported array type");
   if (!info.elem)
     fail(loc, "array '" + v->getNameAsString() + "' has elements of type '" +
-                  arr->getElementType().getAsString() +
+                  ctx.getBaseElementType(arr->getElementType()).getAsString() +
                   "'; only double, float and int elements are supported");
   if (isa<clang::IncompleteArrayType>(arr))
     fail(loc, "array '" + v->getNameAsString() + "' has no size");
@@ -294,10 +356,20 @@ void Lowerer::lowerLocalArrayDecl(const VarDecl *v, Env &env,
       init ? init->IgnoreParens() : nullptr);
   if (init && !list)
     fail(init->getExprLoc(), "unsupported array initialiser");
-  // The value of element c of the initialiser (C zero-fills the rest).
+  // The value of element c (flat) of the initialiser (C zero-fills the
+  // rest); a two-dimensional one is a list of rows.
   auto element = [&](long long c) -> Expr * {
-    if (list && c < (long long)list->getNumInits()) {
-      const CExpr *e = list->getInit((unsigned)c);
+    const clang::InitListExpr *l = list;
+    if (l && info.cols > 0) {
+      const CExpr *row = c / info.cols < (long long)l->getNumInits()
+                             ? l->getInit((unsigned)(c / info.cols))
+                             : nullptr;
+      l = dyn_cast_or_null<clang::InitListExpr>(row ? row->IgnoreParens()
+                                                    : nullptr);
+      c %= info.cols;
+    }
+    if (l && c < (long long)l->getNumInits()) {
+      const CExpr *e = l->getInit((unsigned)c);
       if (!isa<clang::ImplicitValueInitExpr>(e))
         return lowerExpr(e, env);
     }
@@ -333,7 +405,8 @@ void Lowerer::lowerLocalArrayDecl(const VarDecl *v, Env &env,
   } else {
     fail(loc, "unsupported array type");
   }
-  long long given = (long long)list->getNumInits();
+  long long given = info.cols > 0 ? info.fixedSize // rows, zero-filled
+                                  : (long long)list->getNumInits();
   if (info.fixedSize >= 0)
     given = std::min(given, info.fixedSize);
   std::vector<Var *> values;
@@ -377,7 +450,7 @@ Res Lowerer::resolveRead(const ArraySubscriptExpr *s, const VarDecl *d,
                          const Env &env, Place &place) {
   const ArrayInfo &info = arrays.at(d);
   long long c;
-  if (info.scalarReplaced && constIndex(s->getIdx(), c)) {
+  if (info.scalarReplaced && constElement(s, d, c)) {
     place = {d, (int)c};
     return Res::Element;
   }
@@ -403,7 +476,7 @@ Res Lowerer::resolveWrite(const ArraySubscriptExpr *s, const VarDecl *d,
                           const CExpr *write, Place &place) {
   const ArrayInfo &info = arrays.at(d);
   long long c;
-  if (info.scalarReplaced && constIndex(s->getIdx(), c)) {
+  if (info.scalarReplaced && constElement(s, d, c)) {
     place = {d, (int)c};
     return Res::Element;
   }
@@ -455,6 +528,8 @@ Expr *Lowerer::arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,
 
 Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
                                   const Env &env) {
+  if (Expr *t = lowerTableRead(s, env))
+    return t;
   SourceLocation loc = s->getExprLoc();
   const VarDecl *d = arrayBase(s, true);
   Place p{d, kWhole};
@@ -466,7 +541,7 @@ Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
     break;
   }
   Expr *y = arrayValue(d, loc, env, "reads");
-  Expr *i = lowerIndex(s->getIdx(), env);
+  Expr *i = lowerElementIndex(s, d, env);
   Expr *e = at(ex_index(arena, y, i), loc);
   e->type = arrays.at(d).elem;
   return e;
@@ -636,7 +711,7 @@ Expr *Lowerer::directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
   if (const auto *b = dyn_cast<BinaryOperator>(write);
       b && b->getOpcode() == clang::BO_Assign)
     lowerEffects(b->getRHS(), env, bindings);
-  Expr *idx = simpleOrBound(lowerIndex(lhs->getIdx(), env), "at", bindings,
+  Expr *idx = simpleOrBound(lowerElementIndex(lhs, d, env), "at", bindings,
                             loc);
   Expr *value = writtenValue(
       write,

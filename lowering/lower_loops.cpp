@@ -588,9 +588,19 @@ void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
   } else if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lhs)) {
     scanStmt(sub->getIdx(), path, h, env, sc);
     if (const VarDecl *a = arrayBase(sub, false)) {
+      scanStmt(rowIndex(sub, a), path, h, env, sc);
       Place p{a, kWhole};
       long long c;
-      if (arrays.at(a).scalarReplaced && constIndex(sub->getIdx(), c)) {
+      bool constant = constElement(sub, a, c);
+      // The loop forms recognise one-dimensional patterns (y[i], y[i*m +
+      // j], y[idx[i]]): a loop writing R[i][j] has none of them yet.
+      if (!(arrays.at(a).scalarReplaced && constant) && rowIndex(sub, a) &&
+          env.arrays.count(a))
+        fail(sub->getExprLoc(),
+             "loop writes two-dimensional array '" + a->getNameAsString() +
+                 "' at a computed index; not supported yet (write it with "
+                 "constant indices, or use a flat array 'R[i * m + j]')");
+      if (arrays.at(a).scalarReplaced && constant) {
         if (env.arrays.count(a)) {
           recordWrite(sc, {a, (int)c}, accumulate,
                       incrementInOwnType(ctx, write, lhs), write, path);
@@ -689,8 +699,9 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
       scanStmt(sub->getBase(), path, h, env, sc);
       return;
     }
+    scanStmt(rowIndex(sub, a), path, h, env, sc);
     long long c;
-    if (arrays.at(a).scalarReplaced && constIndex(sub->getIdx(), c)) {
+    if (arrays.at(a).scalarReplaced && constElement(sub, a, c)) {
       if (env.arrays.count(a))
         sc.otherReads.insert({a, (int)c});
     } else if (LoopCtx *o = ownerOf(a)) {

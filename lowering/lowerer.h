@@ -1,7 +1,8 @@
 // lowerer.h: internal to lowering/: the state of lowering one function,
 // shared by lower.cpp (signature, statements, expressions), lower_arrays.cpp
 // (array parameters, local arrays, element reads and writes, calls that pass
-// arrays) and lower_loops.cpp (for loops and their IR forms).
+// arrays), lower_tables.cpp (constant tables) and lower_loops.cpp (for
+// loops and their IR forms).
 //
 // Places. Lowering keeps, for each C object in scope, its current SSA value
 // (Env). A scalar place is a C variable, one element of an array that is
@@ -22,6 +23,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -109,8 +111,23 @@ struct ArrayInfo {
   Var *param = nullptr;          // In/Out parameters: the IR parameter
   bool scalarReplaced = false;   // every access has a constant index
   int numElems = 0;              // scalar-replaced: elements [0, numElems)
-  long long fixedSize = -1;      // a local of constant size
+  long long fixedSize = -1;      // a local of constant size (all elements)
+  long long cols = 0;            // two dimensions (R[rows][cols]): stored
+                                 // flat, row-major, as C lays it out
   bool constIndexOnly = true;    // (pre-scan) every use is a constant index
+};
+
+// A constant table: a `const` array (file scope, `static const` or `const`
+// local) of one or two dimensions whose initializer clang's constant
+// evaluator can compute. It is not a place: reads never change it, so a
+// read at constant indices is that constant, and a read at computed
+// indices indexes one IR table (E_TABLE) bound at the function's entry.
+struct TableInfo {
+  Type *elem = nullptr;        // f64, f32 or an integer kind
+  long long rows = 1, cols = 0; // two dimensions: rows x cols; one: cols
+  bool twoDim = false;
+  std::vector<Expr *> values;  // E_CONST, row-major
+  Var *var = nullptr;          // bound at entry once read at a variable index
 };
 
 // The statements still to run: the rest of the innermost block, then the
@@ -264,6 +281,7 @@ enum class Res {
 
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
+double toDouble(llvm::APFloat f); // exact for float and double
 std::string irTypeProblem(QualType t, const std::string &role,
                           const std::string &name);
 
@@ -382,6 +400,11 @@ public:
   const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
   const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
   bool constIndex(const CExpr *idx, long long &v);
+  const CExpr *rowIndex(const ArraySubscriptExpr *s, const VarDecl *d);
+  bool constElement(const ArraySubscriptExpr *s, const VarDecl *d,
+                    long long &v);
+  Expr *lowerElementIndex(const ArraySubscriptExpr *s, const VarDecl *d,
+                          const Env &env);
   void initOutputs(Env &env, std::vector<Binding> &entry, SourceLocation loc);
   void lowerLocalArrayDecl(const VarDecl *v, Env &env,
                             std::vector<Binding> &bindings);
@@ -411,6 +434,12 @@ public:
   void effectCall(const CallExpr *c, Env &env, std::vector<Binding> &out);
   const CallExpr *effectCallIn(const CExpr *e);
   void lowerEffects(const CExpr *e, Env &env, std::vector<Binding> &out);
+
+  // ---- lower_tables.cpp
+  const TableInfo *tableOf(const VarDecl *v);
+  bool tableInit(const CExpr *init, long long n, long long cols, TableInfo &t);
+  Expr *lowerTableRead(const ArraySubscriptExpr *s, const Env &env);
+  Expr *tableBindings(Expr *body);
 
   // ---- lower_loops.cpp
   Expr *lowerFor(const ForStmt *s, const Rest *next, Env env,
@@ -528,6 +557,11 @@ public:
   std::map<Place, Var *> initialElem;   // scalar-replaced outputs: unwritten
   bool returnsVoid = false;
   Type *cReturnType = nullptr; // the C result's IR type (unit for void)
+
+  // tables (a null entry: not a table); the ones read at a variable index,
+  // in order of first such read
+  std::map<const VarDecl *, std::unique_ptr<TableInfo>> tables;
+  std::vector<const VarDecl *> tablesBound;
 
   // loops
   std::vector<LoopCtx *> loops; // being lowered, outermost first

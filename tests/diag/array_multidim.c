@@ -1,6 +1,24 @@
+/* Local two-dimensional arrays of constant size are supported (see
+   tests/e2e/tables.c); these uses of them are not yet. */
 __attribute__((differentiable))
-double f(double x) {
-  double m[2][2]; // expect-error: cannot differentiate 'f': multi-dimensional arrays are not supported yet
+double f(double x, int n) {
+  double m[n][2]; // expect-error: cannot differentiate 'f': variable-length two-dimensional array 'm' is not supported yet
   m[0][0] = x;
   return m[0][0];
+}
+
+__attribute__((differentiable))
+double g(double x) {
+  double t[2][2][2]; // expect-error: cannot differentiate 'g': array 't' has more than two dimensions, or rows of variable length; not supported
+  t[0][0][0] = x;
+  return t[0][0][0];
+}
+
+__attribute__((differentiable))
+double h(const double *x) {
+  double R[3][3];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      R[i][j] = x[i] * x[j]; // expect-error: cannot differentiate 'h': loop writes two-dimensional array 'R' at a computed index; not supported yet (write it with constant indices, or use a flat array 'R[i * m + j]')
+  return R[1][2];
 }

@@ -660,6 +660,44 @@ static void test_else_if_tape(void) {
   CU_ASSERT(s400 == s40);
 }
 
+/* ------------------------------------------------------------ tables */
+
+/* Counts the nodes of kind k in e. */
+static int count_kind(const Expr *e, ExprKind k) {
+  int n = 0;
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    n += e->kind == k;
+    for (int i = 0; i < e->nargs; i++)
+      n += count_kind(e->args[i], k);
+  }
+  return n;
+}
+
+/* A constant table is a constant: f$fwd makes no tangent array for it
+ * (no build of zeros), f$rev no cotangent buffer (no alloc) and adds
+ * nothing into one; each derivative keeps the table itself once. */
+static void test_tables_cost_nothing(void) {
+  const char *text =
+      "(def f f64 ((x (array f64)) (s f64))\n"
+      "  (let (A (table f64 1.0 2.0 3.0 4.0 5.0 6.0))\n"
+      "  (sum 2 (i) (sum 3 (j) (mul (mul (index A (add (mul i 3) j)) s) (index x j))))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "tables");
+  const char *names[] = {"f$fwd", "f$rev"};
+  for (int k = 0; k < 2; k++) {
+    Func *g = module_find(m, names[k]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    int tables = count_kind(g->body, E_TABLE), builds = count_kind(g->body, E_BUILD),
+        allocs = count_kind(g->body, E_ALLOC);
+    if (tables != 1 || builds || allocs)
+      fprintf(stderr, "%s: %d tables, %d builds, %d allocs\n", names[k], tables, builds, allocs);
+    CU_ASSERT(tables == 1 && builds == 0 && allocs == 0);
+  }
+  /* the only accumulation goes to x's adjoint, in the loop that reads x */
+  CU_ASSERT(count_kind(module_find(m, "f$rev")->body, E_ACCUM) == 1);
+  module_free(m);
+}
+
 /* ------------------------------------------------------ call chains */
 
 typedef struct CallCount {
@@ -798,6 +836,7 @@ int main(void) {
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);
   CU_add_test(s, "call chain: O(k) callee runs", test_call_chain);
   CU_add_test(s, "else-if chain: tape independent of depth", test_else_if_tape);
+  CU_add_test(s, "tables: no tangent, no cotangent", test_tables_cost_nothing);
   CU_pSuite z = CU_add_suite("code size", NULL, NULL);
   CU_add_test(z, "emitted C grows linearly with the program", test_code_size);
   return support_run_all();

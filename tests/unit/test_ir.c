@@ -210,6 +210,7 @@ static void test_corpus_covers_forms(void) {
       "(lvcat ", "(lhcat ", "(lplus ",   "(ltrans ",     "(lapply ", "(lcall ",
       "(index ", "(len ",   "(build ",   "(sum ",        "(fold ",   "(fold-save ",
       "(scatter ", "(accum ", "(alloc ", "(array ",      " out)",    "(def-static ",
+      "(table ",
   };
   enum { NFORMS = sizeof forms / sizeof *forms };
   int n;
@@ -721,6 +722,23 @@ static void test_interp_corpus(void) {
   EXPECT_VALUE(run(text, CHECK_SOURCE, "fact", 1, val_int(10)), val_int(3628800));
   /* 13! overflows int: the interpreter wraps as the hardware does */
   EXPECT_VALUE(run(text, CHECK_SOURCE, "fact", 1, val_int(13)), val_int(1932053504));
+  free(text);
+
+  text = corpus("tables.ir");
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "table_poly", 2, val_f64(2.0), val_int(1)),
+               val_f64(-0.5 * 2.0 + 0.25));
+  {
+    double x[3] = {0.5, -1.0, 2.0};
+    Value xs[3] = {val_f64(x[0]), val_f64(x[1]), val_f64(x[2])};
+    Arena *ar = arena_new();
+    double want = 0;
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 3; j++)
+        want += (i * 3 + j + 1) * x[j];
+    EXPECT_VALUE(run(text, CHECK_SOURCE, "table_rows", 1, val_array(ar, 3, xs)), val_f64(want));
+    arena_free(ar);
+  }
+  EXPECT_VALUE(run(text, CHECK_SOURCE, "table_kinds", 1, val_int(1)), val_int(-1));
   free(text);
 
   text = corpus("int_kinds.ir");
