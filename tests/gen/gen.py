@@ -246,7 +246,8 @@ class Gen:
             # integer arithmetic in the variable's own type: bitwise
             # operators, shifts, unsigned wrap-around and remainders
             form = r.choice(["%s", "%s", "(%s ^ 5) & 3", "(%s << 2) %% 7u", "%s * 3u - 1u > 4u",
-                             "(%s | 8) >> 1", "~%s & 0x3", "(%s + 0UL) %% 3"])
+                             "(%s | 8) >> 1", "~%s & 0x3", "(%s + 0UL) %% 3",
+                             "gen_tab[(%s) %% 8]", "gen_tab2[(%s) %% 2][1]"])
             return X(self, "((@T)(" + form % i + ") * #0.25)")
         k = r.choice(opts)
         if k == "v":
@@ -874,6 +875,7 @@ def render(g, st=None):
     st = st or State()
     parts = [PRELUDE % {"seed": g.seed}]
     parts.append("static const int gen_idx[%d] = {%s};" % (g.n, ", ".join(map(str, g.idx))))
+    parts.append(GEN_TABLES)
     live = [f for f in g.funcs if f.id not in st.drop]
     for fn in live:
         parts.append(render_fn(fn, st, False))
@@ -897,11 +899,16 @@ def render(g, st=None):
     return "\n\n".join(parts)
 
 
+GEN_TABLES = ("const double gen_tab[8] = {0.5, -1.25, 2.0, 0.125, -0.75, 1.5, 0.25, -2.0};\n"
+              "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};")
+
+
 def render_plain(g, st):
     """Only the annotated functions: compiled without the plugin, under
     -Werror, by the reducer to reject candidates that are not valid C or
     that leave variables unused."""
-    parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n']
+    parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
+             GEN_TABLES]
     for fn in g.funcs:
         if fn.id not in st.drop:
             parts.append(render_fn(fn, st, False))
