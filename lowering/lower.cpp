@@ -117,21 +117,6 @@ std::string typeProblem(QualType t, const std::string &role,
 
 // ------------------------------------------------- statement scanning
 
-// A `continue` (or `break`) that leaves the enclosing loop's iteration
-// from inside s: like a return, it makes what follows in the body depend on
-// the path.
-bool containsJump(const Stmt *s) {
-  if (!s || isa<ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s) ||
-      isa<clang::SwitchStmt>(s))
-    return false;
-  if (isa<clang::ContinueStmt>(s) || isa<clang::BreakStmt>(s))
-    return true;
-  for (const Stmt *c : s->children())
-    if (containsJump(c))
-      return true;
-  return false;
-}
-
 bool containsReturn(const Stmt *s) {
   if (!s)
     return false;
@@ -226,6 +211,21 @@ double toDouble(llvm::APFloat f) {
 }
 
 Type *irScalarType(QualType t) { return scalarType(t); }
+
+// A `break` (or, unless breaksOnly, a `continue`) of the loop whose body
+// holds s, not of a loop or switch inside s: like a return, it makes what
+// follows in the body depend on the path.
+bool containsLoopExit(const Stmt *s, bool breaksOnly) {
+  if (!s || isa<ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s) ||
+      isa<clang::SwitchStmt>(s))
+    return false;
+  if (isa<clang::BreakStmt>(s) || (!breaksOnly && isa<clang::ContinueStmt>(s)))
+    return true;
+  for (const Stmt *c : s->children())
+    if (containsLoopExit(c, breaksOnly))
+      return true;
+  return false;
+}
 std::string irTypeProblem(QualType t, const std::string &role,
                           const std::string &name) {
   return typeProblem(t, role, name);
@@ -634,7 +634,7 @@ Expr *Lowerer::lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
   if (elseStmt)
     elseStmts = llvm::ArrayRef<const Stmt *>(elseStmt);
 
-  if (containsReturn(s) || containsJump(s)) {
+  if (containsReturn(s) || containsLoopExit(s, false)) {
     Rest thenRest{thenStmts, next};
     Rest elseRest{elseStmts, next};
     Expr *t = lowerSeq(&thenRest, env, tail);

@@ -67,19 +67,6 @@ static bool counterSide(const CExpr *e, const VarDecl *counter,
   return false;
 }
 
-// A `break` of the loop whose body is s (not of a loop or switch inside).
-static bool containsBreak(const Stmt *s) {
-  if (!s || isa<ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s) ||
-      isa<clang::SwitchStmt>(s))
-    return false;
-  if (isa<clang::BreakStmt>(s))
-    return true;
-  for (const Stmt *c : s->children())
-    if (containsBreak(c))
-      return true;
-  return false;
-}
-
 static clang::BinaryOperatorKind reversed(clang::BinaryOperatorKind k) {
   switch (k) {
   case clang::BO_LT: return clang::BO_GT;
@@ -1350,7 +1337,7 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   }
 
   // A loop that breaks: everything it writes is state, with the flag first.
-  lc.hasBreak = containsBreak(s->getBody());
+  lc.hasBreak = containsLoopExit(s->getBody(), true);
   if (lc.hasBreak) {
     if (!lc.arrays.empty() || !sc.siteOrder.empty())
       fail(loc, "a loop with 'break' that writes arrays is not supported yet");

@@ -281,6 +281,7 @@ enum class Res {
 
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
+bool containsLoopExit(const Stmt *s, bool breaksOnly);
 double toDouble(llvm::APFloat f); // exact for float and double
 std::string irTypeProblem(QualType t, const std::string &role,
                           const std::string &name);
