@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 packages=(clang-14 llvm-14-dev libclang-14-dev
           clang-15 llvm-15-dev libclang-15-dev
           clang-16 llvm-16-dev libclang-16-dev libclang-rt-16-dev
-          cmake g++ make pkg-config libcunit1-dev valgrind python3)
+          cmake g++ make pkg-config libcunit1-dev valgrind python3
+          ccache libnlopt-dev libgsl-dev)
 
 missing=()
 for p in "${packages[@]}"; do
