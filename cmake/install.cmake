@@ -7,6 +7,8 @@
 #   lib/chad/clang-N/compiler     the path of that clang (one line)
 #   lib/chad/clang-N/chad-clang   the wrapper, defaulting to clang N
 #   bin/chad-clang, bin/chad-clang-N   the wrapper (chad-clang(1))
+#   lib/chad/chad-cache-env       runs a compiler launcher (ccache) with the
+#                                 plugin in its key, for chadConfig.cmake
 #   include/chad.h
 #   lib/cmake/chad/chadConfig.cmake    find_package(chad): picks the plugin
 #                                      matching the project's compiler
@@ -37,6 +39,7 @@ install(TARGETS chad LIBRARY DESTINATION ${CHAD_PLUGIN_SUBDIR})
 install(FILES ${CHAD_GEN_DIR}/compiler DESTINATION ${CHAD_PLUGIN_SUBDIR})
 install(PROGRAMS ${CHAD_GEN_DIR}/chad-clang DESTINATION ${CHAD_PLUGIN_SUBDIR})
 install(PROGRAMS ${CHAD_GEN_DIR}/chad-clang DESTINATION bin)
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/cmake/chad-cache-env DESTINATION lib/chad)
 install(PROGRAMS ${CHAD_GEN_DIR}/chad-clang DESTINATION bin
         RENAME chad-clang-${CHAD_CLANG_VERSION})
 install(FILES ${CMAKE_SOURCE_DIR}/include/chad.h DESTINATION include)

@@ -1557,26 +1557,75 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
   nameset_free(&names);
 }
 
+/* The C library the generated code uses: <math.h> (the functions and
+ * NAN, HUGE_VAL, HUGE_VALF), malloc, calloc, free, abort and a message to
+ * stderr. Normally the headers. A file that was preprocessed already
+ * (`clang -save-temps`, or distcc's `clang -E` on one machine and
+ * `clang -fplugin=... -c file.i` on another) is compiled without header
+ * search: there the same functions are declared instead, with the
+ * prototypes the standard gives them (compatible with the headers' when the
+ * file included them), and the macros made from compiler builtins. Defined
+ * once per translation unit. */
+static void emit_libc(StrBuf *out) {
+  sb_puts(out, "#ifndef CHAD_LIBC_DEFINED\n"
+               "#define CHAD_LIBC_DEFINED\n"
+               "#if defined(__has_include)\n"
+               "#if __has_include(<math.h>) && __has_include(<stdlib.h>)\n"
+               "#define CHAD_LIBC_HEADERS 1\n"
+               "#endif\n"
+               "#endif\n"
+               "#if defined(CHAD_LIBC_HEADERS)\n"
+               "#include <math.h>\n"
+               "#include <stdio.h>\n"
+               "#include <stdlib.h>\n"
+               "#define chad__report(...) fprintf(stderr, __VA_ARGS__)\n"
+               "#else /* preprocessed input: no headers to include */\n"
+               "void *malloc(__SIZE_TYPE__);\n"
+               "void *calloc(__SIZE_TYPE__, __SIZE_TYPE__);\n"
+               "void free(void *);\n"
+               "void abort(void);\n"
+               "int dprintf(int, const char *, ...);\n"
+               "#define chad__report(...) dprintf(2, __VA_ARGS__)\n");
+  static const char *const params[2][3] = {{"double", "double, double", "double, double, double"},
+                                           {"float", "float, float", "float, float, float"}};
+  for (int p = 0; p < P_COUNT; p++) {
+    const PrimInfo *pi = prim_info((Prim)p);
+    if (!pi || !pi->name || !pi->c_name || (pi->cls != PC_MATH && pi->cls != PC_MATH_INT) || pi->helper ||
+        strcmp(pi->name, pi->c_name) != 0 || pi->arity < 1 || pi->arity > 3)
+      continue;
+    for (int f32 = 0; f32 < 2; f32++) {
+      const char *t = f32 ? "float" : "double";
+      if (pi->cls == PC_MATH_INT)
+        sb_printf(out, "%s %s%s(%s, int);\n", t, pi->c_name, f32 ? "f" : "", t);
+      else
+        sb_printf(out, "%s %s%s(%s);\n", t, pi->c_name, f32 ? "f" : "",
+                  params[f32][pi->arity - 1]);
+    }
+  }
+  sb_puts(out, "#ifndef NAN\n#define NAN (__builtin_nanf(\"\"))\n#endif\n"
+               "#ifndef HUGE_VAL\n#define HUGE_VAL (__builtin_huge_val())\n#endif\n"
+               "#ifndef HUGE_VALF\n#define HUGE_VALF (__builtin_huge_valf())\n#endif\n"
+               "#endif\n"
+               "#endif\n\n");
+}
+
 /* Allocation for the arrays of derivatives (and of the primal's own
  * loops): sizes are checked for overflow and failure is a message and an
  * abort, never a wrong result. Defined once per translation unit. */
 static const char *runtime_text =
     "#ifndef CHAD_RUNTIME_DEFINED\n"
     "#define CHAD_RUNTIME_DEFINED\n"
-    "#include <stdint.h>\n"
-    "#include <stdio.h>\n"
-    "#include <stdlib.h>\n"
-    "static __attribute__((unused)) void *chad__alloc(long long count, size_t size, int zero) {\n"
+    "static __attribute__((unused)) void *chad__alloc(long long count, __SIZE_TYPE__ size, int zero) {\n"
     "  if (count < 0)\n"
     "    count = 0;\n"
-    "  if ((unsigned long long)count > SIZE_MAX / size) {\n"
-    "    fprintf(stderr, \"chad: an array of %lld elements does not fit in memory\\n\", count);\n"
+    "  if ((unsigned long long)count > __SIZE_MAX__ / size) {\n"
+    "    chad__report(\"chad: an array of %lld elements does not fit in memory\\n\", count);\n"
     "    abort();\n"
     "  }\n"
-    "  size_t n = count ? (size_t)count : 1;\n"
+    "  __SIZE_TYPE__ n = count ? (__SIZE_TYPE__)count : 1;\n"
     "  void *p = zero ? calloc(n, size) : malloc(n * size);\n"
     "  if (!p) {\n"
-    "    fprintf(stderr, \"chad: out of memory for an array of %lld elements\\n\", count);\n"
+    "    chad__report(\"chad: out of memory for an array of %lld elements\\n\", count);\n"
     "    abort();\n"
     "  }\n"
     "  return p;\n"
@@ -1591,6 +1640,7 @@ char *emit_primal(Module *m, const Func *f, Diag *err) {
     return NULL;
   }
   StrBuf out = {0};
+  emit_libc(&out);
   sb_puts(&out, runtime_text);
   if (!emit_function(m, &out, FN_PRIMAL, f, g, err)) {
     free(sb_take(&out));
@@ -1659,7 +1709,7 @@ char *emit_definitions(Module *m, const Func *f, Diag *err) {
   StrBuf out = {0};
   sb_printf(&out, "/* chad: derivatives of '%s' (generated; see DESIGN.md section 1) */\n",
             f->name);
-  sb_puts(&out, "#include <math.h>\n");
+  emit_libc(&out);
   sb_puts(&out, runtime_text);
   bool special = false;
   for (int i = 0; i < 4; i++)

@@ -1,12 +1,14 @@
 /* gmm.c: the GMM objective of ADBench, differentiated by chad.
  *
  * The log-likelihood of N points under a mixture of K Gaussians in D
- * dimensions, with a Wishart-type prior, exactly as specified in section 1 of
- * ADBENCH-SPEC.md (in /work/shared/bench-spec, written from the ADBench
- * repository and paper).  With T = D(D+1)/2 the unknowns are alphas (K),
- * means (K x D) and icf (K x T: per component the logs of the diagonal of
- * the precision factor Q_k, then its strictly lower triangle column by
- * column); the gradient has K(D+1)(D+2)/2 entries.
+ * dimensions, with a Wishart-type prior, as ADBench defines it (Srajer,
+ * Kukelova and Fitzgibbon, "A benchmark of selected algorithmic
+ * differentiation tools on some problems in computer vision and machine
+ * learning", 2018; github.com/microsoft/ADBench), written here in plain C.
+ * With T = D(D+1)/2 the unknowns are alphas (K), means (K x D) and icf
+ * (K x T: per component the logs of the diagonal of the precision factor
+ * Q_k, then its strictly lower triangle column by column); the gradient has
+ * K(D+1)(D+2)/2 entries.
  *
  *   F = -(N D / 2) log(2 pi)
  *       + sum_n LSE_k [alpha_k + sum_i q_ki - |Q_k (x_n - mu_k)|^2 / 2]
@@ -20,20 +22,22 @@
  * involves lgamma, which chad cannot differentiate; it does not depend on
  * the unknowns, so main computes it and passes it in.
  *
- * The program
+ * usage: gmm [-d DIR] [FILE...]
+ * DIR is a folder laid out as ADBench's data/ folder (DIR/gmm/test.txt,
+ * DIR/gmm/1k/...); by default examples/data/adbench of this repository,
+ * which holds two of ADBench's inputs (GMM_DATA_DIR, set by CMake to its
+ * absolute path). The program
  *  1. checks F and its gradient against the reference values of ADBench's
- *     unit test (bench-data/gmm/test.txt: D = 2, K = 3, N = 1);
- *  2. for each data file (default bench-data/gmm/1k/gmm_d2_K5.txt; others
- *     as arguments) prints F, the gradient's norm, the largest difference to
- *     central finite differences over a sample of coordinates, and the time
- *     of gmm_objective_rev relative to gmm_objective (medians of repeated
+ *     unit test (DIR/gmm/test.txt: D = 2, K = 3, N = 1);
+ *  2. for each FILE (by default DIR/gmm/1k/gmm_d2_K5.txt) prints F, the
+ *     gradient's norm, the largest difference to central finite
+ *     differences over a sample of coordinates, and the time of
+ *     gmm_objective_rev relative to gmm_objective (medians of repeated
  *     runs).
- * It exits non-zero if a check fails, and with 77 (skipped) if the data
- * files are not there (they are outside this repository; GMM_DATA_DIR is set
- * by CMake to ../shared/bench-data/gmm relative to the repository).
+ * It exits non-zero if a check fails or a file cannot be read.
  *
- * Build: clang -fplugin=build/libchad.so -Iinclude -O2 \
- *            -DGMM_DATA_DIR='"../shared/bench-data/gmm"' gmm.c -lm */
+ * Build (from the repository's root, where the default DIR is found):
+ *   clang -fplugin=build/libchad.so -Iinclude -O2 examples/gmm.c -lm */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +47,7 @@
 #include "chad.h"
 
 #ifndef GMM_DATA_DIR
-#define GMM_DATA_DIR "../shared/bench-data/gmm"
+#define GMM_DATA_DIR "examples/data/adbench"
 #endif
 
 /* wishart_c is C(D, gamma, m) (see above); x: N x D points. */
@@ -213,7 +217,7 @@ static double median_time(struct gmm *g, int rev) {
     return t[3];
 }
 
-/* ADBench's unit-test values for gmm/test.txt (ADBENCH-SPEC.md 1.7). */
+/* ADBench's unit-test values for gmm/test.txt. */
 static int check_reference(const char *dir) {
     static const double f_ref = 8.07380408004975791;
     static const double g_ref[18] = {
@@ -227,7 +231,7 @@ static int check_reference(const char *dir) {
     double f, fr, err = 0;
     int i, st, ok;
 
-    snprintf(path, sizeof path, "%s/test.txt", dir);
+    snprintf(path, sizeof path, "%s/gmm/test.txt", dir);
     st = read_gmm(path, &g);
     if (st <= 0) {
         printf("%s: %s\n", path, st ? "bad file" : "not found");
@@ -309,29 +313,28 @@ static int run_file(const char *path) {
 }
 
 int main(int argc, char **argv) {
+    const char *dir = GMM_DATA_DIR;
     char path[4096];
-    int i, st, ok = 1, missing = 0;
+    int i = 1, ok = 1;
 
-    st = check_reference(GMM_DATA_DIR);
-    if (st < 0)
-        missing = 1;
-    else if (!st)
+    if (argc > 2 && strcmp(argv[1], "-d") == 0) {
+        dir = argv[2];
+        i = 3;
+    } else if (argc > 1 && argv[1][0] == '-') {
+        fprintf(stderr, "usage: %s [-d DIR] [FILE...]\n", argv[0]);
+        return 2;
+    }
+    printf("data: %s\n", dir);
+    if (check_reference(dir) != 1)
         ok = 0;
-    if (argc < 2) {
-        snprintf(path, sizeof path, "%s/1k/gmm_d2_K5.txt", GMM_DATA_DIR);
-        st = run_file(path);
-        if (st < 0)
-            missing = 1;
-        else if (!st)
+    if (i == argc) {
+        snprintf(path, sizeof path, "%s/gmm/1k/gmm_d2_K5.txt", dir);
+        if (run_file(path) != 1)
             ok = 0;
     }
-    for (i = 1; i < argc; i++)
+    for (; i < argc; i++)
         if (run_file(argv[i]) != 1)
             ok = 0;
-    if (missing && ok) {
-        printf("data files not found: skipped\n");
-        return 77;
-    }
     printf("%s\n", ok ? "all checks passed" : "FAILED");
     return ok ? 0 : 1;
 }

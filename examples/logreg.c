@@ -1,4 +1,4 @@
-/* logreg.c: training a logistic regression with gradients from chad.
+/* logreg.c: training a logistic regression with GSL, gradients from chad.
  *
  * The loss is the mean logistic loss plus an L2 penalty,
  *
@@ -9,22 +9,26 @@
  * gradient into w_b in one call.  The data (n points in d dimensions, the
  * last feature a constant 1 for the bias) are generated here from a fixed
  * seed: labels come from a known weight vector, with 5% of them flipped.
- * BFGS (optim.h, shared with minimize.c) trains the model; the program
- * prints the loss at every iteration and the accuracy on the training set
- * and on a fresh test set.  It fails unless the gradient agrees with finite
- * differences, the loss decreases at every iteration, BFGS converges and the
+ * GSL's BFGS (gsl_multimin_fdfminimizer_vector_bfgs2, with its own line
+ * search) trains the model through the callbacks f, df and fdf, ordinary C
+ * that call logreg_loss and logreg_loss_rev.  The program prints the loss at
+ * every iteration and the accuracy on the training set and on a fresh test
+ * set.  It fails unless the gradient agrees with finite differences, the
+ * loss never increases, BFGS converges (gradient norm below 1e-7) and the
  * test accuracy is above 85%.
  *
  * The labels are a const int array, which chad treats as inactive.  The
- * features are a const double array, which is active as far as chad knows:
- * f_rev also computes their adjoint, into a scratch buffer we ignore.
+ * features are marked CHAD_INACTIVE: they are data, so logreg_loss_rev has
+ * no adjoint for them and computes nothing for them.
  *
- * Build: clang -fplugin=build/libchad.so -Iinclude logreg.c -lm */
+ * Build: clang -fplugin=build/libchad.so -Iinclude examples/logreg.c -lgsl -lgslcblas -lm */
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multimin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "chad.h"
-#include "optim.h"
 
 /* log(1 + exp(m)), without overflow for large m. */
 CHAD_DIFFERENTIABLE
@@ -36,7 +40,8 @@ double softplus(double m) {
 
 /* x: n x d row-major features, y: labels +1 or -1. */
 CHAD_DIFFERENTIABLE
-double logreg_loss(const double *w, const double *x, const int *y, int n, int d, double lambda) {
+double logreg_loss(const double *w, CHAD_INACTIVE const double *x, const int *y, int n, int d,
+                   CHAD_INACTIVE double lambda) {
     double s = 0;
     for (int i = 0; i < n; i++) {
         double z = 0;
@@ -57,7 +62,7 @@ double logreg_loss(const double *w, const double *x, const int *y, int n, int d,
 
 struct data {
     int n;
-    double *x, *x_b; /* features and their (ignored) adjoint */
+    double *x; /* n x D features */
     int *y;
 };
 
@@ -74,9 +79,8 @@ static void generate(struct data *s, int n) {
     int i, j;
     s->n = n;
     s->x = malloc(sizeof(double) * n * D);
-    s->x_b = malloc(sizeof(double) * n * D);
     s->y = malloc(sizeof(int) * n);
-    if (!s->x || !s->x_b || !s->y) {
+    if (!s->x || !s->y) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
@@ -104,35 +108,40 @@ static double accuracy(const struct data *s, const double *w) {
     return (double)right / s->n;
 }
 
-/* Loss and gradient for BFGS: g is zeroed, then logreg_loss_rev adds into it. */
-static double value_grad(const double *w, double *g, void *ctx) {
-    struct data *s = ctx;
-    double lambda_b = 0; /* the adjoint of lambda, an active scalar: unused */
+/* The loss and its gradient g (overwritten: logreg_loss_rev adds into it). */
+static double loss_grad(const double *w, double *g, const struct data *s) {
     int j;
     for (j = 0; j < D; j++)
         g[j] = 0;
-    return logreg_loss_rev(w, g, s->x, s->x_b, s->y, s->n, D, LAMBDA, &lambda_b, 1.0);
+    return logreg_loss_rev(w, g, s->x, s->y, s->n, D, LAMBDA, 1.0);
 }
 
-static double last_loss = INFINITY;
-static int increased;
+/* GSL's callbacks: the loss, its gradient, both. */
+static double f_cb(const gsl_vector *w, void *ctx) {
+    const struct data *s = ctx;
+    return logreg_loss(gsl_vector_const_ptr(w, 0), s->x, s->y, s->n, D, LAMBDA);
+}
 
-static void progress(int it, double f, double gnorm, double t, const double *w, void *ctx) {
-    (void)w, (void)ctx;
-    if (it == 0)
-        printf("%4s %20s %12s %8s\n", "iter", "loss", "|grad|", "step");
-    printf("%4d %20.15f %12.4e %8.3g\n", it, f, gnorm, t);
-    if (f > last_loss)
-        increased = 1;
-    last_loss = f;
+static void fdf_cb(const gsl_vector *w, void *ctx, double *f, gsl_vector *g) {
+    double grad[D];
+    int j;
+    *f = loss_grad(gsl_vector_const_ptr(w, 0), grad, ctx);
+    for (j = 0; j < D; j++)
+        gsl_vector_set(g, (size_t)j, grad[j]);
+}
+
+static void df_cb(const gsl_vector *w, void *ctx, gsl_vector *g) {
+    double f;
+    fdf_cb(w, ctx, &f, g);
 }
 
 int main(void) {
     struct data train, test;
-    double w[D] = {0}, g[D], wp[D], fd, worst = 0;
-    struct optim_result r;
-    double lambda_b = 0;
-    int j, ok = 1;
+    double w[D], g[D], wp[D], fd, worst = 0, last = INFINITY;
+    gsl_multimin_function_fdf fn;
+    gsl_multimin_fdfminimizer *opt;
+    gsl_vector *w0;
+    int j, it, status = GSL_CONTINUE, ok = 1, increased = 0, converged = 0;
 
     generate(&train, NTRAIN);
     generate(&test, NTEST);
@@ -140,9 +149,7 @@ int main(void) {
     /* The gradient at a nonzero point against central differences. */
     for (j = 0; j < D; j++)
         w[j] = 0.3 * (j % 3) - 0.2;
-    for (j = 0; j < D; j++)
-        g[j] = 0;
-    logreg_loss_rev(w, g, train.x, train.x_b, train.y, train.n, D, LAMBDA, &lambda_b, 1.0);
+    loss_grad(w, g, &train);
     for (j = 0; j < D; j++) {
         double h = 1e-6, up, down;
         int k;
@@ -159,12 +166,33 @@ int main(void) {
     if (!(worst < 1e-6))
         ok = 0;
 
-    for (j = 0; j < D; j++)
-        w[j] = 0;
     printf("logistic regression: %d training points, %d features + bias, lambda = %g\n", NTRAIN, D - 1, LAMBDA);
-    r = optim_bfgs(D, w, value_grad, &train, 1e-7, 200, progress);
-    printf("\n%d iterations, %d evaluations of loss and gradient (logreg_loss_rev)\n", r.iterations,
-           r.evaluations);
+    fn.n = D;
+    fn.f = f_cb;
+    fn.df = df_cb;
+    fn.fdf = fdf_cb;
+    fn.params = &train;
+    w0 = gsl_vector_calloc(D); /* start at w = 0 */
+    opt = gsl_multimin_fdfminimizer_alloc(gsl_multimin_fdfminimizer_vector_bfgs2, D);
+    gsl_multimin_fdfminimizer_set(opt, &fn, w0, 0.1, 0.1); /* first step 0.1, line search tolerance 0.1 */
+    printf("%4s %20s %12s\n", "iter", "loss", "|grad|");
+    for (it = 0; it < 200; it++) {
+        double f = gsl_multimin_fdfminimizer_minimum(opt);
+        printf("%4d %20.15f %12.4e\n", it, f, gsl_blas_dnrm2(gsl_multimin_fdfminimizer_gradient(opt)));
+        if (f > last)
+            increased = 1;
+        last = f;
+        if (gsl_multimin_test_gradient(gsl_multimin_fdfminimizer_gradient(opt), 1e-7) == GSL_SUCCESS) {
+            converged = 1;
+            break;
+        }
+        status = gsl_multimin_fdfminimizer_iterate(opt);
+        if (status) /* no progress possible: GSL_ENOPROG */
+            break;
+    }
+    for (j = 0; j < D; j++)
+        w[j] = gsl_vector_get(gsl_multimin_fdfminimizer_x(opt), (size_t)j);
+    printf("\n%d iterations of GSL's vector_bfgs2%s\n", it, status ? " (stopped: no progress)" : "");
     printf("w = (");
     for (j = 0; j < D; j++)
         printf("%s%.4f", j ? ", " : "", w[j]);
@@ -175,7 +203,7 @@ int main(void) {
         printf("FAIL: the loss increased\n");
         ok = 0;
     }
-    if (!r.converged) {
+    if (!converged) {
         printf("FAIL: BFGS did not converge\n");
         ok = 0;
     }
@@ -184,7 +212,9 @@ int main(void) {
         ok = 0;
     }
     printf("%s\n", ok ? "ok" : "FAILED");
-    free(train.x), free(train.x_b), free(train.y);
-    free(test.x), free(test.x_b), free(test.y);
+    gsl_multimin_fdfminimizer_free(opt);
+    gsl_vector_free(w0);
+    free(train.x), free(train.y);
+    free(test.x), free(test.y);
     return ok ? 0 : 1;
 }

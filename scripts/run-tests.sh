@@ -5,9 +5,14 @@
 # clang; install all three into one prefix and check each is picked for its
 # clang; then build the C core once more with ASan+UBSan and run its tests.
 # Exits non-zero if anything failed.
+#
+# usage: run-tests.sh [CMAKE ARGS...]: the arguments are handed to the
+# configuration of each build of the plugin, e.g.
+# -DCHAD_ADBENCH_DATA=DIR (a folder with ADBench's data/ layout: the GMM
+# example is then also tested on its larger inputs; .ci/run passes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh "$@"
 
 status=0
 ctest --test-dir build --output-on-failure -j2 || status=1
@@ -28,7 +33,7 @@ for v in "${extra_versions[@]}"; do
     log=build-clang$v/build.log
     mkdir -p "build-clang$v"
     if cmake -S . -B "build-clang$v" -DCHAD_CLANG="clang-$v" -DCHAD_CORE_TESTS=OFF \
-             -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 &&
+             -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1 &&
        cmake --build "build-clang$v" -j"$(nproc)" >>"$log" 2>&1; then
         ctest --test-dir "build-clang$v" --output-on-failure -j2 -E "$long" || status=1
         builds+=("build-clang$v")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# setup.sh: make a Debian (bookworm) machine ready to build chad, then build
-# it, for clang 14, into build/.  Installs only the packages that are missing, with apt-get,
-# so a second run costs no more than the incremental build.
+# setup.sh [CMAKE ARGS...]: make a Debian (bookworm) machine ready to build
+# chad, then build it, for clang 14, into build/, configured with the
+# arguments given (e.g. -DCHAD_ADBENCH_DATA=DIR).  Installs only the
+# packages that are missing, with apt-get, so a second run costs no more
+# than the incremental build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,8 @@ cd "$(dirname "$0")/.."
 packages=(clang-14 llvm-14-dev libclang-14-dev
           clang-15 llvm-15-dev libclang-15-dev
           clang-16 llvm-16-dev libclang-16-dev libclang-rt-16-dev
-          cmake g++ make pkg-config libcunit1-dev valgrind python3)
+          cmake g++ make pkg-config libcunit1-dev valgrind python3
+          ccache libnlopt-dev libgsl-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -31,5 +34,5 @@ if ((${#missing[@]})); then
     "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
 fi
 
-cmake -S . -B build -DCHAD_CLANG=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S . -B build -DCHAD_CLANG=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
 cmake --build build -j"$(nproc)"

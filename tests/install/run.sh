@@ -21,7 +21,7 @@ quiet() {
 }
 
 quiet cmake --install "$build" --prefix "$prefix"
-for f in bin/chad-clang include/chad.h lib/cmake/chad/chadConfig.cmake \
+for f in bin/chad-clang lib/chad/chad-cache-env include/chad.h lib/cmake/chad/chadConfig.cmake \
          lib/pkgconfig/chad.pc share/man/man1/chad-clang.1; do
     [ -f "$prefix/$f" ] || { echo "run.sh: $f not installed" >&2; exit 1; }
 done
