@@ -815,7 +815,9 @@ static Expr *unpack_state(Rev *s, Bindings *out, Expr *tape, Expr *k, Type *t, i
   Expr *pos = ex_prim2(s->a, P_ADD, ex_prim2(s->a, P_MUL, k, ex_int(s->a, nleaves)),
                        ex_int(s->a, (*leaf)++));
   Expr *v = ex_index(s->a, tape, pos);
-  if (t->kind == TY_F32 || t->kind == TY_INT)
+  if (t->kind == TY_INT) /* its bits, exactly (E_FOLDSAVE) */
+    v = ex_prim1(s->a, prim_cast_to(t), ex_prim1(s->a, P_BITS_LLONG, v));
+  else if (t->kind == TY_F32)
     v = ex_prim1(s->a, prim_cast_to(t), v);
   return bind(s, out, "sv", v);
 }

@@ -464,6 +464,8 @@ static const char *prim_text(Em *e, Expr *rhs) {
   const PrimInfo *pi = prim_info(rhs->op);
   const char *a0 = operand_text(e, rhs->args[0]);
   const char *a1 = rhs->nargs > 1 ? operand_text(e, rhs->args[1]) : NULL;
+  if (rhs->op == P_BITS_LLONG)
+    return arena_printf(e->a, "((union { double d; long long i; }){.d = %s}).i", a0);
   if (pi->cls == PC_CAST)
     return arena_printf(e->a, "(%s)%s", pi->c_name, a0);
   if (pi->infix)
@@ -948,9 +950,14 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   varmap_put(&e->vals, rhs->var2, state);
   open_loop(e, rhs->var, n);
   const char *k = name_of(e, rhs->var);
-  for (int i = 0; tape && i < leaves.len; i++)
-    line(e, "%s[(long long)%s * %d + %d] = (double)%s;", tape->expr, k, leaves.len, i,
-         ((CVal *)leaves.items[i])->expr);
+  for (int i = 0; tape && i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    if (l->type->kind == TY_INT) /* the bits of a 64-bit integer fit, its value may not */
+      line(e, "%s[(long long)%s * %d + %d] = ((union { long long i; double d; }){.i = (long long)%s}).d;",
+           tape->expr, k, leaves.len, i, l->expr);
+    else
+      line(e, "%s[(long long)%s * %d + %d] = (double)%s;", tape->expr, k, leaves.len, i, l->expr);
+  }
   PtrVec *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec src = {0};

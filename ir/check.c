@@ -354,6 +354,8 @@ static bool check_prim(Checker *c, Expr *e) {
   case PC_MATH_INT: /* handled before the operand types are compared */
     return check_math_int(c, e);
   case PC_CAST:
+    if (e->op == P_BITS_LLONG && t->kind != TY_F64)
+      return fail(c, e, "'bits_llong' needs an f64 operand, got %s", tname(t));
     if (!is_numeric(t))
       return fail(c, e, "'%s' needs a numeric operand, got %s", pi->name,
                   tname(t));

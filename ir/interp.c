@@ -608,6 +608,12 @@ static bool float_to_int(Machine *mc, const Expr *e, IntKind k, double f,
 }
 
 static bool cast(Machine *mc, const Expr *e, const Value *x, Value *out) {
+  if (e->op == P_BITS_LLONG) {
+    long long bits;
+    memcpy(&bits, &x->f, sizeof bits);
+    *out = val_int(bits);
+    return true;
+  }
   IntKind from = kind_of(e->args[0]);
   Type *to = prim_cast_type(e->op);
   switch (to->kind) {
@@ -803,8 +809,13 @@ static bool copy_out(Machine *mc, const Expr *e, const Value *v, Value *out,
  * their number, or -1 if a leaf is not a number. */
 static int put_leaves(const Value *v, Value *dst, int depth) {
   if (is_number(v)) {
-    if (dst)
-      *dst = val_f64(v->kind == V_INT ? (double)v->i : v->f);
+    if (dst && v->kind == V_INT) { /* the bits, see E_FOLDSAVE */
+      double bits;
+      memcpy(&bits, &v->i, sizeof bits);
+      *dst = val_f64(bits);
+    } else if (dst) {
+      *dst = val_f64(v->f);
+    }
     return 1;
   }
   if (v->kind != V_TUPLE || depth > MAX_VALUE_DEPTH)

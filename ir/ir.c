@@ -379,6 +379,7 @@ static const PrimInfo prim_table[P_COUNT] = {
     [P_TO_ULONG] = {"to_ulong", 1, PC_CAST, "unsigned long", false},
     [P_TO_LLONG] = {"to_llong", 1, PC_CAST, "long long", false},
     [P_TO_ULLONG] = {"to_ullong", 1, PC_CAST, "unsigned long long", false},
+    [P_BITS_LLONG] = {"bits_llong", 1, PC_CAST, "long long", false},
 };
 
 /* The integer kind each integer cast converts to, in Prim order from
@@ -394,6 +395,8 @@ Type *prim_cast_type(Prim p) {
     return ty_f32();
   if (p >= P_TO_INT && p <= P_TO_ULLONG)
     return ty_intk(cast_kinds[p - P_TO_INT]);
+  if (p == P_BITS_LLONG)
+    return ty_intk(IK_LLONG);
   return NULL;
 }
 

@@ -235,6 +235,9 @@ typedef enum Prim {
   P_TO_ULONG,  /* (unsigned long)a */
   P_TO_LLONG,  /* (long long)a */
   P_TO_ULLONG, /* (unsigned long long)a */
+  P_BITS_LLONG, /* the bits of the f64 a as a long long: how a fold-save
+                   tape, an f64 array, gives back an integer leaf exactly
+                   (it stores (long long)x's bits, see E_FOLDSAVE) */
   P_COUNT   /* number of primitives, not a primitive */
 } Prim;
 
@@ -305,8 +308,10 @@ typedef enum ExprKind {
                  maps state `var2` at index `var` to `body` */
   E_FOLDSAVE, /* as E_FOLD, returning (final state, tape): the tape is an
                  f64 array holding the L scalar leaves of the state before
-                 step i at [i*L .. i*L+L), converted to f64 (exact for
-                 int, f32 and f64) */
+                 step i at [i*L .. i*L+L): floating leaves converted to f64
+                 (exact for f32), integer leaves as the bits of their value
+                 converted to long long (read back with bits_llong), so
+                 that 64-bit integers come back exactly */
   E_SCATTER,  /* args[0] (an array, or a tuple of arrays) with, for each
                  i < args[1], the value part of `body` = (tuple idx v)
                  added at index idx: reduce-by-index */

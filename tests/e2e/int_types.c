@@ -161,6 +161,20 @@ void scale_into(const double *a, double *y, unsigned long n) {
         y[i] = a[i] * a[i] * 0.5;
 }
 
+/* A loop that carries a 64-bit generator state beside a floating one: the
+ * reverse sweep reads the state back from the loop's tape, and its low bits
+ * (which a double cannot hold) decide the weights. */
+CHAD_DIFFERENTIABLE
+double lcg_weights(const double *w, int n, unsigned long seed) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+        double r = (double)(seed & 0xffffUL) / 65536.0;
+        s = s * r + w[i] * w[i] * (1 - r);
+    }
+    return s;
+}
+
 /* ---------------------------------------------------------------- wrappers */
 
 struct ctx { int n; double p; };
@@ -203,6 +217,13 @@ static void ac_wfwd(const double *x, const double *dx, double *y, double *dy, vo
 }
 static void ac_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = affine_conditions_rev(x, xb, N(c), x[N(c)], &xb[N(c)], yb[0]);
+}
+static void lw_w(const double *x, double *y, void *c) { y[0] = lcg_weights(x, N(c), 12345UL); }
+static void lw_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = lcg_weights_fwd(x, dx, N(c), 12345UL, &dy[0]);
+}
+static void lw_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = lcg_weights_rev(x, xb, N(c), 12345UL, yb[0]);
 }
 static unsigned ga_idx[32];
 static void ga_w(const double *x, double *y, void *c) { y[0] = gather_unsigned(x, ga_idx, (size_t)N(c)); }
@@ -271,6 +292,7 @@ int main(void) {
         check_arrays("sum_widths", n, n, 1, sw_w, sw_wfwd, sw_wrev, &c);
         check_arrays("mixed_counter", n, n, 1, mc_w, mc_wfwd, mc_wrev, &c);
         check_arrays("scale_into", n, n, n, si_w, si_wfwd, si_wrev, &c);
+        check_arrays("lcg_weights", n, n, 1, lw_w, lw_wfwd, lw_wrev, &c);
         for (int i = 0; i < n; i++)
             ga_idx[i] = (unsigned)((i * 7 + 3) % n);
         check_arrays("gather_unsigned", n, n, 1, ga_w, ga_wfwd, ga_wrev, &c);

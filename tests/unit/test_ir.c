@@ -696,6 +696,13 @@ static double poly(double x) {
   return t4 - 7.25;
 }
 
+/* An integer leaf as a fold-save tape holds it (E_FOLDSAVE). */
+static double int_bits(long long v) {
+  double d;
+  memcpy(&d, &v, sizeof d);
+  return d;
+}
+
 static void test_interp_corpus(void) {
   char *text = corpus("poly.ir");
   EXPECT_VALUE(run(text, CHECK_SOURCE, "poly", 1, val_f64(1.3)), val_f64(poly(1.3)));
@@ -775,6 +782,12 @@ static void test_interp_corpus(void) {
         EXPECT_VALUE(run(text, CHECK_SOURCE, "bits", 3, val_int(A), val_int((long long)B), val_int(k)),
                      val_int((long long)sum));
       }
+    {
+      double d = -2.5;
+      long long bits;
+      memcpy(&bits, &d, sizeof bits);
+      EXPECT_VALUE(run(text, CHECK_SOURCE, "double_bits", 1, val_f64(d)), val_int(bits));
+    }
     unsigned long long u = 18446744073709551557ull;
     long long sv = -123456789123LL;
     double d = 3e9;
@@ -1116,14 +1129,15 @@ static void test_interp_folds(void) {
          "the array passed through a fold is the argument itself");
   EXPECT_VALUE(r, pair(a, carried, val_f64(1.5 - 2.0 + 0.25 + 3.0)));
 
-  /* fold-save: the state before each step, as f64, at [i*L, i*L+L) */
-  double tape[8] = {3.0, 0.0, 6.0, 0.0, 12.0, 1.0, 24.0, 3.0};
+  /* fold-save: the state before each step at [i*L, i*L+L): floating
+   * leaves as f64, integer leaves as the bits of their long long value */
+  double tape[8] = {3.0, int_bits(0), 6.0, int_bits(0), 12.0, int_bits(1), 24.0, int_bits(3)};
   EXPECT_VALUE(run(text, CHECK_SOURCE, "saved", 2, val_f64(3.0), val_int(4)),
                pair(a, pair(a, val_f64(48.0), val_int(6)), f64s(a, 8, tape)));
   EXPECT_VALUE(run(text, CHECK_SOURCE, "saved", 2, val_f64(3.0), val_int(0)),
                pair(a, pair(a, val_f64(3.0), val_int(0)), val_array(a, 0, NULL)));
-  double tape3[9] = {(double)0.1f, 0.5, 7.0, (double)(0.1f * 3.0f), 1.5, 6.0,
-                     (double)(0.1f * 3.0f * 3.0f), 2.5, 5.0};
+  double tape3[9] = {(double)0.1f, 0.5, int_bits(7), (double)(0.1f * 3.0f), 1.5, int_bits(6),
+                     (double)(0.1f * 3.0f * 3.0f), 2.5, int_bits(5)};
   EXPECT_VALUE(run(text, CHECK_SOURCE, "saved_nested", 2, val_f32(0.1f), val_int(3)),
                pair(a, pair(a, val_f32(0.1f * 3.0f * 3.0f * 3.0f),
                             pair(a, val_f64(3.5), val_int(4))),
