@@ -211,6 +211,7 @@ double toDouble(llvm::APFloat f) {
 }
 
 Type *irScalarType(QualType t) { return scalarType(t); }
+bool containsReturnStmt(const Stmt *s) { return containsReturn(s); }
 
 // A `break` (or, unless breaksOnly, a `continue`) of the loop whose body
 // holds s, not of a loop or switch inside s: like a return, it makes what
@@ -295,6 +296,8 @@ std::string Lowerer::placeName(const Place &p) {
     return n + "[" + std::to_string(p.elem) + "]";
   if (p.elem == kDone)
     return n + "_done";
+  if (p.elem == kRetVal)
+    return n + "_returned";
   return n;
 }
 
@@ -312,6 +315,8 @@ Var *Lowerer::newVar(const VarDecl *v) { return newPlaceVar({v, kWhole}); }
 Type *Lowerer::placeType(const Place &p) {
   if (p.elem == kDone)
     return ty_int();
+  if (p.elem == kRetVal)
+    return functionResultType();
   auto it = arrays.find(p.decl);
   if (it == arrays.end())
     return scalarType(p.decl->getType());
@@ -339,6 +344,8 @@ Var *Lowerer::newPlaceVar(const Place &p) {
     name += "_add";
   else if (p.elem == kDone)
     name += "_done";
+  else if (p.elem == kRetVal)
+    name += "_returned";
   return var_new(arena, name.c_str(), placeType(p));
 }
 
@@ -412,11 +419,8 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
     return lowerSeq(next, std::move(env), tail);
   if (const auto *d = dyn_cast<clang::DeclStmt>(s))
     return lowerDeclStmt(d, next, std::move(env), tail);
-  if (const auto *r = dyn_cast<clang::ReturnStmt>(s)) {
-    if (!loops.empty())
-      fail(r->getBeginLoc(), "'return' inside a loop is not supported yet");
+  if (const auto *r = dyn_cast<clang::ReturnStmt>(s))
     return lowerReturn(r, std::move(env)); // what follows never runs
-  }
   if (const auto *i = dyn_cast<IfStmt>(s))
     return lowerIf(i, next, std::move(env), tail);
   if (const auto *b = dyn_cast<clang::BreakStmt>(s)) {
@@ -427,12 +431,7 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
       fail(b->getBeginLoc(), "'break' here is not supported yet (only in the "
                              "body of a 'for' loop that is not nested in a loop "
                              "flattened with it)");
-    LoopCtx *lc = loops.back();
-    Place done{lc->h.counter, kDone};
-    Var *broken = newPlaceVar(done);
-    env.vars[done] = broken;
-    return mkLet(broken, mkInt(1, b->getBeginLoc()), finish(env, *lc->bodyTail),
-                 b->getBeginLoc());
+    return leaveLoop(1, std::move(env), b->getBeginLoc());
   }
   if (const auto *c = dyn_cast<clang::ContinueStmt>(s)) {
     // the iteration ends here: what follows in the body never runs
@@ -555,7 +554,44 @@ Expr *Lowerer::lowerReturn(const clang::ReturnStmt *r, Env env) {
   hoistEffects(value, env, bindings);
   lowerEffects(value, env, bindings);
   Expr *v = lowerExpr(value, env);
-  return wrapInLets(bindings, outputResult(v, env, r->getBeginLoc()));
+  return wrapInLets(bindings, returnValue(v, std::move(env), r->getBeginLoc()));
+}
+
+// The function returns `value` (null: void) here: at once, or from inside
+// a loop by ending it with the flag 2 and the value in its state (lowerFor
+// returns after the loop).
+Expr *Lowerer::returnValue(Expr *value, Env env, SourceLocation loc) {
+  if (loops.empty())
+    return outputResult(value, env, loc);
+  LoopCtx *lc = loops.back();
+  if (!lc->hasReturn || !lc->bodyTail || lc->inlined.size())
+    fail(loc, "'return' here is not supported yet (only in the body of a 'for' "
+              "loop that is not nested in a loop flattened with it)");
+  if (value) {
+    Place ret{lc->h.counter, kRetVal};
+    Var *v = newPlaceVar(ret);
+    env.vars[ret] = v;
+    return mkLet(v, value, leaveLoop(2, std::move(env), loc), loc);
+  }
+  return leaveLoop(2, std::move(env), loc);
+}
+
+// Ends the innermost loop's iteration with its flag set to `how` (1: break,
+// 2: return): the iterations after it do nothing.
+Expr *Lowerer::leaveLoop(long long how, Env env, SourceLocation loc) {
+  LoopCtx *lc = loops.back();
+  Place done{lc->h.counter, kDone};
+  Var *flag = newPlaceVar(done);
+  env.vars[done] = flag;
+  return mkLet(flag, mkInt(how, loc), finish(env, *lc->bodyTail), loc);
+}
+
+// The IR type of the C function's value (unit for void).
+Type *Lowerer::functionResultType() {
+  if (returnsVoid)
+    return ty_unit(arena);
+  Type *t = scalarType(fd->getReturnType());
+  return t ? t : ty_unit(arena);
 }
 
 // A place that a statement assigns, if it was in scope before it.

@@ -1336,21 +1336,29 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
     }
   }
 
-  // A loop that breaks: everything it writes is state, with the flag first.
-  lc.hasBreak = containsLoopExit(s->getBody(), true);
+  // A loop that breaks or returns: everything it writes is state, with the
+  // flag first (and the returned value).
+  lc.hasReturn = containsReturnStmt(s->getBody());
+  lc.hasBreak = containsLoopExit(s->getBody(), true) || lc.hasReturn;
+  Place done{lc.h.counter, kDone}, returned{lc.h.counter, kRetVal};
   if (lc.hasBreak) {
     if (!lc.arrays.empty() || !sc.siteOrder.empty())
-      fail(loc, "a loop with 'break' that writes arrays is not supported yet");
+      fail(loc, "a loop with 'break' or 'return' that writes arrays is not supported yet");
     if (!lc.h.declaredInInit && neededAfter({lc.h.counter, kWhole}, next, tail))
       fail(lc.h.counter->getLocation(),
            "the counter '" + lc.h.counter->getNameAsString() + "' of a loop with "
            "'break' is read after the loop; not supported yet (count the "
            "iterations in a variable of its own)");
-    Place done{lc.h.counter, kDone};
     Var *notYet = newPlaceVar(done);
     pre.push_back({notYet, mkInt(0, loc), loc});
     env.vars[done] = notYet;
     state.insert(state.begin(), done);
+    if (lc.hasReturn && !returnsVoid) {
+      Var *none = newPlaceVar(returned);
+      pre.push_back({none, mkConst(placeType(returned), 0, loc), loc});
+      env.vars[returned] = none;
+      state.insert(state.begin() + 1, returned);
+    }
     state.insert(state.end(), accs.begin(), accs.end());
     accs.clear();
   }
@@ -1512,6 +1520,15 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
 
   if (!lc.h.declaredInInit) // the counter keeps its final value
     bindPlace({lc.h.counter, kWhole}, counterAt(lc.b, dup(arena, lc.b.trip), loc));
+  if (lc.hasReturn && out.vars.count(done) && out.vars.at(done)) {
+    // the loop returned (flag 2): so does the function, or the loop around
+    Expr *flag = mkVar(out.vars.at(done), loc);
+    Expr *value = returnsVoid ? nullptr : mkVar(out.vars.at(returned), loc);
+    Expr *ret = returnValue(value, out, loc);
+    Expr *rest = lowerSeq(next, std::move(out), tail);
+    return wrapInLets(pre, wrapInLets(post, mkIf(mkPrim2(P_EQ, flag, mkInt(2, loc), loc),
+                                                 ret, rest, loc)));
+  }
   return wrapInLets(pre,
                     wrapInLets(post, lowerSeq(next, std::move(out), tail)));
 }

@@ -74,7 +74,9 @@ enum : int {
   kSlot = -2,    // the element a loop builds at its counter
   kSiteIdx = -3, // the index of the scatter-add being lowered
   kSiteVal = -4, // the value it adds
-  kDone = -5,    // whether a loop with `break` has broken (decl: its counter)
+  kDone = -5,    // 0 while a loop runs, 1 once it broke, 2 once it
+                 // returned (decl: its counter)
+  kRetVal = -6,  // the value a loop returned (decl: its counter)
 };
 
 struct Place {
@@ -221,9 +223,11 @@ struct LoopCtx {
   // while a body is lowered: where its statements end (a `continue` ends
   // the iteration there, with the places' current values)
   const Tail *bodyTail = nullptr;
-  // the body breaks out of the loop: the IR loop is a fold carrying the
-  // flag {counter, kDone}, and iterations after the break do nothing
+  // the body breaks out of the loop (or returns from the function): the IR
+  // loop is a fold carrying the flag {counter, kDone} (and the value
+  // {counter, kRetVal}), and iterations after the break do nothing
   bool hasBreak = false;
+  bool hasReturn = false;
 };
 
 // One lowering of a loop body, for one target.
@@ -282,6 +286,7 @@ enum class Res {
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
 bool containsLoopExit(const Stmt *s, bool breaksOnly);
+bool containsReturnStmt(const Stmt *s);
 double toDouble(llvm::APFloat f); // exact for float and double
 std::string irTypeProblem(QualType t, const std::string &role,
                           const std::string &name);
@@ -345,6 +350,9 @@ public:
   void checkLocalVariable(const VarDecl *v);
   void checkLocalDeclaration(const clang::Decl *d);
   Expr *lowerReturn(const clang::ReturnStmt *r, Env env);
+  Expr *returnValue(Expr *value, Env env, SourceLocation loc);
+  Expr *leaveLoop(long long how, Env env, SourceLocation loc);
+  Type *functionResultType();
   Expr *lowerIf(const IfStmt *s, const Rest *next, Env env, const Tail &tail);
   Expr *lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
                        const Tail &tail);

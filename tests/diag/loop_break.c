@@ -2,7 +2,7 @@
 __attribute__((differentiable))
 double f(const double *a, double *y, int n) {
   double s = 0;
-  for (int i = 0; i < n; i++) { // expect-error: cannot differentiate 'f': a loop with 'break' that writes arrays is not supported yet
+  for (int i = 0; i < n; i++) { // expect-error: cannot differentiate 'f': a loop with 'break' or 'return' that writes arrays is not supported yet
     if (a[i] < 0)
       break;
     y[i] = a[i];

@@ -1,4 +1,5 @@
-/* jumps.c: end-to-end test of `continue` and `break` in `for` loops: a sum
+/* jumps.c: end-to-end test of `continue`, `break` and `return` in `for`
+ * loops: a sum
  * that skips elements, a fold that skips part of its body, a Newton solve
  * that stops on a tolerance (the derivative is that of the iterations it
  * ran), a search that breaks on a threshold, and break and continue in
@@ -81,6 +82,33 @@ double nested_jumps(const double *x, int n) {
     return total;
 }
 
+/* return from inside a loop: the first element past a threshold decides */
+CHAD_DIFFERENTIABLE
+double first_above(const double *x, int n, double t) {
+    double acc = 1;
+    for (int i = 0; i < n; i++) {
+        acc *= 1 + 0.1 * x[i];
+        if (x[i] > t)
+            return acc * x[i];
+    }
+    return -acc;
+}
+
+/* return from an inner loop, through the outer one */
+CHAD_DIFFERENTIABLE
+double nested_return(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = i + 1; j < n; j++) {
+            s += x[i] * x[j];
+            if (s > 3)
+                return s * s;
+        }
+        s *= 0.9;
+    }
+    return s;
+}
+
 GC_WRAP1(newton_sqrt)
 
 struct ctx { int n; double limit; };
@@ -118,6 +146,22 @@ static void nj_wrev(const double *x, double *xb, double *y, const double *yb, vo
     y[0] = nested_jumps_rev(x, xb, N(c), yb[0]);
 }
 
+static void fa_w(const double *x, double *y, void *c) { y[0] = first_above(x, N(c), 0.5); }
+static void fa_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = first_above_fwd(x, dx, N(c), 0.5, 0, &dy[0]);
+}
+static void fa_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    double tb = 0;
+    y[0] = first_above_rev(x, xb, N(c), 0.5, &tb, yb[0]);
+}
+static void nr_w(const double *x, double *y, void *c) { y[0] = nested_return(x, N(c)); }
+static void nr_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = nested_return_fwd(x, dx, N(c), &dy[0]);
+}
+static void nr_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = nested_return_rev(x, xb, N(c), yb[0]);
+}
+
 static void check(const char *what, struct ctx *c, int nin, gca_fn f, gca_fwd_fn fwd, gca_rev_fn rev,
                   double lo, double hi) {
     char name[64];
@@ -136,6 +180,8 @@ int main(void) {
         check("damped", &c, n + 1, dm_w, dm_wfwd, dm_wrev, -1, 1);
         check("until_threshold", &c, n, ut_w, ut_wfwd, ut_wrev, -1.5, 1.5);
         check("nested_jumps", &c, n, nj_w, nj_wfwd, nj_wrev, -1, 2);
+        check("first_above", &c, n, fa_w, fa_wfwd, fa_wrev, -1, 1);
+        check("nested_return", &c, n, nr_w, nr_wfwd, nr_wrev, -1.5, 1.5);
     }
     GC_CHECK(newton_sqrt, 1, 2.0, 0.25, 9.0, 1e4);
     {   /* the derivative of the converged iteration is 1 / (2 sqrt(a)) */

@@ -466,12 +466,23 @@ class Gen:
             return rd
 
         lc = c.sub(reads=c.reads + reads_at(i), ints=c.ints + [i])
-        form = r.choice(["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2",
-                         "skip", "brk"])
+        forms = ["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2",
+                 "skip", "brk"]
+        if fn.ret and not fn.out:
+            forms.append("ret")
+        form = r.choice(forms)
         out = []
         v = self.newvar(fn)
         hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i)
-        if form in ("skip", "brk"):
+        if form == "ret":
+            # return from inside the loop (its condition is a kink)
+            fn.kinks += 1
+            out.append(S(self, "raw", "@T %s = #0.0;" % v))
+            add = S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])
+            ret = S(self, "if", exprs=[self.cond(lc, 0)],
+                    body=[S(self, "raw", "return %s * #0.5 + {0};" % v, [self.expr(lc, 1)])])
+            out.append(S(self, "for", hdr, body=[add, ret]))
+        elif form in ("skip", "brk"):
             # continue skips the rest of an iteration; break ends the loop
             # (its condition is a kink: the points keep away from it)
             fn.kinks += 1
