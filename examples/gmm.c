@@ -52,8 +52,10 @@
 
 /* wishart_c is C(D, gamma, m) (see above); x: N x D points. */
 CHAD_DIFFERENTIABLE
-double gmm_objective(const double *alphas, const double *means, const double *icf, const double *x, int d, int k,
-                     int n, double wishart_gamma, int wishart_m, double wishart_c) {
+double gmm_objective(const double *alphas, const double *means, const double *icf,
+                     CHAD_INACTIVE const double *x, int d, int k, int n,
+                     CHAD_INACTIVE double wishart_gamma, int wishart_m,
+                     CHAD_INACTIVE double wishart_c) {
     const double log_2pi = 1.8378770664093454836;
     int t = d * (d + 1) / 2;
 
@@ -125,7 +127,7 @@ struct gmm {
     int d, k, n, m;
     double gamma, c;
     double *alphas, *means, *icf, *x; /* the unknowns are contiguous: alphas, means, icf */
-    double *grad, *x_b;               /* gradient (same layout) and the points' (ignored) adjoint */
+    double *grad;                     /* gradient (same layout) */
 };
 
 static int read_gmm(const char *path, struct gmm *g) {
@@ -142,8 +144,7 @@ static int read_gmm(const char *path, struct gmm *g) {
     g->alphas = calloc((size_t)nparam, sizeof(double));
     g->grad = calloc((size_t)nparam, sizeof(double));
     g->x = calloc((size_t)g->n * g->d, sizeof(double));
-    g->x_b = calloc((size_t)g->n * g->d, sizeof(double));
-    if (!g->alphas || !g->grad || !g->x || !g->x_b) {
+    if (!g->alphas || !g->grad || !g->x) {
         fclose(f);
         return -1;
     }
@@ -162,7 +163,7 @@ static int read_gmm(const char *path, struct gmm *g) {
 }
 
 static void free_gmm(struct gmm *g) {
-    free(g->alphas), free(g->grad), free(g->x), free(g->x_b);
+    free(g->alphas), free(g->grad), free(g->x);
 }
 
 static int nparams(const struct gmm *g) { return g->k * (g->d + 1) * (g->d + 2) / 2; }
@@ -173,12 +174,11 @@ static double objective(const struct gmm *g) {
 
 /* F, and its gradient written to g->grad. */
 static double objective_grad(struct gmm *g) {
-    double gamma_b = 0, c_b = 0; /* adjoints of the active scalars gamma and C: unused */
     int i;
     for (i = 0; i < nparams(g); i++)
         g->grad[i] = 0;
     return gmm_objective_rev(g->alphas, g->grad, g->means, g->grad + g->k, g->icf, g->grad + g->k + g->k * g->d,
-                             g->x, g->x_b, g->d, g->k, g->n, g->gamma, &gamma_b, g->m, g->c, &c_b, 1.0);
+                             g->x, g->d, g->k, g->n, g->gamma, g->m, g->c, 1.0);
 }
 
 static double now(void) {
