@@ -250,9 +250,10 @@ static const char *literal(Em *e, const Expr *c) {
   bool f32 = c->type->kind == TY_F32;
   double v = c->fval;
   if (isnan(v))
-    return f32 ? "((float)NAN)" : "((double)NAN)";
+    return f32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
   if (isinf(v))
-    return v > 0 ? (f32 ? "HUGE_VALF" : "HUGE_VAL") : (f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)");
+    return v > 0 ? (f32 ? "__builtin_inff()" : "__builtin_inf()")
+                 : (f32 ? "(-__builtin_inff())" : "(-__builtin_inf())");
   char buf[64];
   snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
   if (!strpbrk(buf, ".e"))
@@ -1564,34 +1565,26 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
   nameset_free(&names);
 }
 
-/* The C library the generated code uses: <math.h> (the functions and
- * NAN, HUGE_VAL, HUGE_VALF), malloc, calloc, free, abort and a message to
- * stderr. Normally the headers. A file that was preprocessed already
- * (`clang -save-temps`, or distcc's `clang -E` on one machine and
- * `clang -fplugin=... -c file.i` on another) is compiled without header
- * search: there the same functions are declared instead, with the
- * prototypes the standard gives them (compatible with the headers' when the
- * file included them), and the macros made from compiler builtins. Defined
- * once per translation unit. */
+/* The C library the generated code uses: the <math.h> functions, malloc,
+ * calloc, free, abort and a message on file descriptor 2. They are
+ * declared, never included: the derivatives are spliced in right after a
+ * function, where clang may already be inside the next #include of the
+ * file (an `#include <stdio.h>` after the function: including <stdlib.h>
+ * from there finds stdio.h half read, without size_t), and a file that was
+ * preprocessed already (`-save-temps`, distcc's `clang -E` then `-c
+ * file.i`) has no header search at all. The prototypes are the standard's,
+ * compatible with the headers' whether the file includes them before or
+ * after; the names are parenthesised so that function-like macros
+ * (<tgmath.h>) leave the declarations alone. Defined once per translation
+ * unit. */
 static void emit_libc(StrBuf *out) {
   sb_puts(out, "#ifndef CHAD_LIBC_DEFINED\n"
                "#define CHAD_LIBC_DEFINED\n"
-               "#if defined(__has_include)\n"
-               "#if __has_include(<math.h>) && __has_include(<stdlib.h>)\n"
-               "#define CHAD_LIBC_HEADERS 1\n"
-               "#endif\n"
-               "#endif\n"
-               "#if defined(CHAD_LIBC_HEADERS)\n"
-               "#include <math.h>\n"
-               "#include <stdio.h>\n"
-               "#include <stdlib.h>\n"
-               "#define chad__report(...) fprintf(stderr, __VA_ARGS__)\n"
-               "#else /* preprocessed input: no headers to include */\n"
-               "void *malloc(__SIZE_TYPE__);\n"
-               "void *calloc(__SIZE_TYPE__, __SIZE_TYPE__);\n"
-               "void free(void *);\n"
-               "void abort(void);\n"
-               "int dprintf(int, const char *, ...);\n"
+               "void *(malloc)(__SIZE_TYPE__);\n"
+               "void *(calloc)(__SIZE_TYPE__, __SIZE_TYPE__);\n"
+               "void (free)(void *);\n"
+               "void (abort)(void);\n"
+               "int (dprintf)(int, const char *, ...);\n"
                "#define chad__report(...) dprintf(2, __VA_ARGS__)\n");
   static const char *const params[2][3] = {{"double", "double, double", "double, double, double"},
                                            {"float", "float, float", "float, float, float"}};
@@ -1603,17 +1596,13 @@ static void emit_libc(StrBuf *out) {
     for (int f32 = 0; f32 < 2; f32++) {
       const char *t = f32 ? "float" : "double";
       if (pi->cls == PC_MATH_INT)
-        sb_printf(out, "%s %s%s(%s, int);\n", t, pi->c_name, f32 ? "f" : "", t);
+        sb_printf(out, "%s (%s%s)(%s, int);\n", t, pi->c_name, f32 ? "f" : "", t);
       else
-        sb_printf(out, "%s %s%s(%s);\n", t, pi->c_name, f32 ? "f" : "",
+        sb_printf(out, "%s (%s%s)(%s);\n", t, pi->c_name, f32 ? "f" : "",
                   params[f32][pi->arity - 1]);
     }
   }
-  sb_puts(out, "#ifndef NAN\n#define NAN (__builtin_nanf(\"\"))\n#endif\n"
-               "#ifndef HUGE_VAL\n#define HUGE_VAL (__builtin_huge_val())\n#endif\n"
-               "#ifndef HUGE_VALF\n#define HUGE_VALF (__builtin_huge_valf())\n#endif\n"
-               "#endif\n"
-               "#endif\n\n");
+  sb_puts(out, "#endif\n\n");
 }
 
 /* Allocation for the arrays of derivatives (and of the primal's own

@@ -850,7 +850,10 @@ static bool isSideEffect(const CExpr *e) {
 // or a branch of ?:), where hoisting would run the effect always.
 void Lowerer::hoistWalk(const CExpr *e, const CExpr *root, bool conditional, Env &env,
                         std::vector<Binding> &out) {
-  if (!e || isa<clang::StmtExpr>(e)) // a statement expression is an error anyway
+  // a statement expression is an error anyway; the operand of sizeof and
+  // _Alignof, and the unchosen ones of _Generic, are never evaluated
+  if (!e || isa<clang::StmtExpr>(e) || isa<clang::UnaryExprOrTypeTraitExpr>(e) ||
+      isa<clang::GenericSelectionExpr>(e))
     return;
   auto walk = [&](const Stmt *c, bool cond) {
     if (const auto *x = dyn_cast_or_null<CExpr>(c))
@@ -1228,6 +1231,10 @@ Expr *Lowerer::lowerCall(const CallExpr *c, const Env &env) {
   if (lookupMathFunction(name, m))
     if (Expr *x = lowerMathCall(c, m, env))
       return x;
+  // a call clang evaluates at compile time (NAN is __builtin_nanf(""))
+  if (Type *t = scalarType(c->getType()))
+    if (Expr *k = foldConstant(c, t))
+      return at(k, loc);
   fail(loc, "call to '" + name + "' which is not differentiable");
 }
 
