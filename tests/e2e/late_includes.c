@@ -1,15 +1,12 @@
 /* late_includes.c: the derivatives are spliced in right after each
  * function, where clang may already be reading the file's next #include.
- * Here <stdio.h> and <stdlib.h> come right after annotated functions (one
- * of them with loops and arrays, whose derivatives allocate), so the
+ * Here <stdio.h> and <stdlib.h> come right after annotated functions (the
+ * first with loops and arrays, whose derivatives allocate), so the
  * generated code must not include headers itself. Also NAN in an annotated
  * function: a call clang evaluates at compile time is a constant. */
 #include <math.h>
 
 #include "chad.h"
-
-CHAD_DIFFERENTIABLE
-double guarded_log(double x) { return x > 0 ? log(x) * x : NAN; }
 
 CHAD_DIFFERENTIABLE
 double smooth_max(const double *x, int n) {
@@ -25,6 +22,8 @@ double smooth_max(const double *x, int n) {
 CHAD_DIFFERENTIABLE
 double square(double x) { return x * x; }
 #include <stdlib.h>
+CHAD_DIFFERENTIABLE
+double guarded_log(double x) { return x > 0 ? log(x) * x : NAN; }
 #include "gradcheck.h"
 
 GC_WRAP1(guarded_log)
