@@ -51,7 +51,7 @@ apt=" -q -o DPkg::Lock::Timeout=120"
 cleanup() {
     left=$(ours)
     if [ -n "$left" ]; then
-        echo "debs.sh: removing" $left
+        echo "debs.sh: removing" "$(echo $left)"
         # shellcheck disable=SC2086
         apt-get purge -y $apt $left >>"$log" 2>&1 || dpkg --purge $left >>"$log" 2>&1 || true
     fi
@@ -145,10 +145,10 @@ for v in $versions; do
     want="#define __clang_major__ $v"
     [ "$(CHAD_CLANG=$v /usr/bin/chad-clang -dM -E - </dev/null | grep __clang_major__)" = "$want" ] ||
         fail "CHAD_CLANG=$v chad-clang is not clang $v"
-    [ "$(/usr/bin/chad-clang-$v -dM -E - </dev/null | grep __clang_major__)" = "$want" ] ||
+    [ "$("/usr/bin/chad-clang-$v" -dM -E - </dev/null | grep __clang_major__)" = "$want" ] ||
         fail "chad-clang-$v is not clang $v"
     quiet env CHAD_CLANG="$v" /usr/bin/chad-clang -O1 "$src" -o "$d/wrapper"
-    quiet /usr/bin/chad-clang-$v -O1 "$src" -o "$d/wrapper-$v"
+    quiet "/usr/bin/chad-clang-$v" -O1 "$src" -o "$d/wrapper-$v"
     # shellcheck disable=SC2046
     quiet "$(pkg-config --variable=clang "chad-clang-$v")" -O1 \
         $(pkg-config --cflags "chad-clang-$v") "$src" $(pkg-config --libs "chad-clang-$v") -o "$d/pkg-config"
@@ -172,14 +172,14 @@ for v in $versions; do
 done
 [ "$(/usr/bin/chad-clang -dM -E - </dev/null | grep __clang_major__)" = "#define __clang_major__ $newest" ] ||
     fail "chad-clang does not default to the newest clang, $newest"
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 quiet "$(pkg-config --variable=clang chad)" -O1 $(pkg-config --cflags chad) "$src" \
     $(pkg-config --libs chad) -o "$work/chad-pc"
 "$work/chad-pc" >/dev/null || fail "chad.pc: user failed"
 echo "chad-clang and chad.pc: clang $newest by default"
 
 echo "== apt-get purge"
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 quiet apt-get purge -y $apt $(ours)
 [ -z "$(ours)" ] || fail "still installed: $(ours)"
 left=
