@@ -3,7 +3,8 @@
 # version) into the one prefix WORK/prefix, then checks that each version's
 # plugin is the one used for that version: by chad-clang under CHAD_CLANG=N
 # and as chad-clang-N, and by find_package(chad) for a project compiled by
-# clang N (tests/install/CMakeLists.txt, built and run).
+# clang N (tests/install/CMakeLists.txt, built and run); and that plain
+# chad-clang takes the newest, whatever the order of the installs.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=$1
@@ -29,4 +30,7 @@ for dir in "$prefix"/lib/chad/clang-*; do
     "$work/cmake-$v/user" >/dev/null
     "$work/cmake-$v/twofile" >/dev/null
     echo "clang $v: chad-clang, chad-clang-$v and find_package(chad) use the plugin for clang $v"
+    [ "${newest:-0}" -ge "$v" ] || newest=$v
 done
+[ "$(chad-clang -dM -E - </dev/null | grep __clang_major__)" = "#define __clang_major__ $newest" ]
+echo "chad-clang: clang $newest by default"

@@ -6,31 +6,53 @@
 #   chad_generate_header(app SOURCE a.c HEADER ${CMAKE_CURRENT_BINARY_DIR}/a_chad.h)
 #
 # A plugin works only in the clang it was built for. An installed prefix
-# may hold plugins for several versions (lib/chad/clang-N/libchad.so):
-# chad_differentiate takes the one for the project's C compiler, which must
-# be clang of one of CHAD_CLANG_VERSIONS. CHAD_CLANG and CHAD_CLANG_VERSION
-# name the default, for -DCMAKE_C_COMPILER=${CHAD_CLANG}.
-set(CHAD_CLANG "@CHAD_CLANG@")
-set(CHAD_CLANG_VERSION "@CHAD_CLANG_VERSION@")
-
-if(@CHAD_CONFIG_BUILD_TREE@)
-  # The build tree: its own plugin only.
-  set(CHAD_INCLUDE_DIR "@CMAKE_SOURCE_DIR@/include")
-  set(CHAD_CACHE_ENV "@CMAKE_SOURCE_DIR@/cmake/chad-cache-env")
-  set(CHAD_PLUGIN "$<TARGET_FILE:chad>")
-  set(CHAD_CLANG_VERSIONS ${CHAD_CLANG_VERSION})
-else()
+# may hold plugins for several versions (lib/chad/clang-N/libchad.so, one
+# Debian package chad-clang-N each): chad_differentiate takes the one for
+# the project's C compiler, which must be clang of one of
+# CHAD_CLANG_VERSIONS. CHAD_CLANG and CHAD_CLANG_VERSION name a default,
+# for -DCMAKE_C_COMPILER=${CHAD_CLANG}: the project's C compiler if it has
+# a plugin, else the newest version there is.
+#
+# This file names no version: it is the same for every version installed
+# (and in the package chad-common). A build tree's chadConfig.cmake sets
+# the variables for its own plugin and includes it.
+if(NOT _chad_build_tree)
   # Installed: prefix/lib/cmake/chad/chadConfig.cmake, relocatable.
   get_filename_component(CHAD_PREFIX "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
   set(CHAD_INCLUDE_DIR "${CHAD_PREFIX}/include")
   set(CHAD_CACHE_ENV "${CHAD_PREFIX}/lib/chad/chad-cache-env")
-  set(CHAD_PLUGIN "${CHAD_PREFIX}/lib/chad/clang-${CHAD_CLANG_VERSION}/libchad.so")
   file(GLOB _chad_plugins "${CHAD_PREFIX}/lib/chad/clang-*/libchad.so")
   set(CHAD_CLANG_VERSIONS "")
+  set(CHAD_CLANG_VERSION "")
   foreach(_p ${_chad_plugins})
     string(REGEX MATCH "clang-([0-9]+)/libchad.so$" _m "${_p}")
-    list(APPEND CHAD_CLANG_VERSIONS ${CMAKE_MATCH_1})
+    if(_m)
+      list(APPEND CHAD_CLANG_VERSIONS ${CMAKE_MATCH_1})
+      if(NOT CHAD_CLANG_VERSION OR CMAKE_MATCH_1 GREATER CHAD_CLANG_VERSION)
+        set(CHAD_CLANG_VERSION ${CMAKE_MATCH_1})
+      endif()
+    endif()
   endforeach()
+  if(NOT CHAD_CLANG_VERSIONS)
+    set(chad_FOUND FALSE)
+    set(chad_NOT_FOUND_MESSAGE "no plugin in ${CHAD_PREFIX}/lib/chad: install one "
+                               "(the package chad-clang-N for clang N)")
+    return()
+  endif()
+  if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+    string(REGEX MATCH "^[0-9]+" _m "${CMAKE_C_COMPILER_VERSION}")
+    if(_m IN_LIST CHAD_CLANG_VERSIONS)
+      set(CHAD_CLANG_VERSION ${_m})
+    endif()
+  endif()
+  set(CHAD_PLUGIN "${CHAD_PREFIX}/lib/chad/clang-${CHAD_CLANG_VERSION}/libchad.so")
+  set(CHAD_CLANG "clang-${CHAD_CLANG_VERSION}")
+  if(EXISTS "${CHAD_PREFIX}/lib/chad/clang-${CHAD_CLANG_VERSION}/compiler")
+    file(STRINGS "${CHAD_PREFIX}/lib/chad/clang-${CHAD_CLANG_VERSION}/compiler" _m LIMIT_COUNT 1)
+    if(_m AND EXISTS "${_m}")
+      set(CHAD_CLANG "${_m}")
+    endif()
+  endif()
 endif()
 
 # The plugin for clang `major` in `out`, or an error naming the versions
