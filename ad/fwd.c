@@ -282,6 +282,36 @@ static void fwd_fold(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   bind_tangent(s, out, x, ex_get(s->a, 1, pair));
 }
 
+/* while: the state and its tangent step together; whether to go on
+ * depends on the state alone, so the body yields (go, (state, tangent)). */
+static void fwd_while(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  if (!type_is_active(rhs->type)) {
+    bindings_push(s->a, out, x, rhs);
+    return;
+  }
+  Type *st = rhs->args[1]->type, *dt = type_tangent(s->a, st);
+  Type *pt = ty_tuple2(s->a, st, dt);
+  Var *ps = var_new(s->a, nameset_fresh(s->names, s->a, "st"), pt);
+  Bindings b = {0};
+  bindings_push(s->a, &b, rhs->var2, ex_get(s->a, 0, ex_var(s->a, ps)));
+  Expr *ds = bind(s, &b, dname(s, rhs->var2), ex_get(s->a, 1, ex_var(s->a, ps)));
+  set_tangent(s, rhs->var2, ds);
+  Expr *r = fwd_block(s, rhs->body, &b);
+  Expr *go = bind(s, &b, "go", ex_get(s->a, 0, r));
+  Var *next = var_new(s->a, nameset_fresh(s->names, s->a, "next"), st);
+  fwd_get(s, next, ex_get(s->a, 1, r), &b);
+  Expr *nv = ex_var(s->a, next);
+  Expr *pair = ex_tuple(s->a, 2, (Expr *[]){nv, tangent_of(s, nv)});
+  Expr *body = bindings_build(s->a, &b, ex_tuple(s->a, 2, (Expr *[]){go, pair}));
+  Expr *init = ex_tuple(s->a, 2, (Expr *[]){rhs->args[1], tangent_of(s, rhs->args[1])});
+  Expr *loop = ex_while(s->a, rhs->args[0], init, rhs->var, ps, body);
+  loop->type = pt;
+  loop->loc = rhs->loc;
+  Expr *res = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), loop);
+  bindings_push(s->a, out, x, ex_get(s->a, 0, res));
+  bind_tangent(s, out, x, ex_get(s->a, 1, res));
+}
+
 /* scatter over (base, dbase) adding (v, dv): one loop for both. */
 static void fwd_scatter(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   Bindings b = {0};
@@ -317,6 +347,9 @@ static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     return;
   case E_FOLD:
     fwd_fold(s, x, rhs, out);
+    return;
+  case E_WHILE:
+    fwd_while(s, x, rhs, out);
     return;
   case E_SCATTER:
     fwd_scatter(s, x, rhs, out);

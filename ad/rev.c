@@ -69,7 +69,8 @@ typedef struct Rev {
   VarMap bufs;      /* array-valued Var -> its cotangent buffer: an atom, or
                        for a tuple of arrays a tuple of atoms (NULL where
                        the field is inactive) */
-  VarMap fold_tape; /* Var bound by a fold -> atom of its saved states */
+  VarMap fold_tape; /* Var bound by a fold or while -> atom of its saved states */
+  VarMap while_count; /* Var bound by a while -> atom of its trip count */
   VarMap uses;      /* Var -> number of references in the function */
   Diag *err;
   bool failed;
@@ -466,9 +467,28 @@ static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   varmap_put(&s->fold_tape, x, tape);
 }
 
+/* A while whose state is active runs as while-save: the same tape as a
+ * fold's, grown as the loop runs, and the trip count for the reverse. */
+static void primal_while(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  if (!type_is_active(rhs->type)) {
+    bindings_push(s->a, primal, x, rhs);
+    return;
+  }
+  Expr *save = ex_whilesave(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, rhs->body);
+  save->loc = rhs->loc;
+  Expr *p = bind(s, primal, arena_printf(s->a, "%s_save", x->name), save);
+  bindings_push(s->a, primal, x, ex_get(s->a, 0, p));
+  Expr *tape = bind(s, primal, arena_printf(s->a, "%s_tape", x->name), ex_get(s->a, 1, p));
+  Expr *count = bind(s, primal, arena_printf(s->a, "%s_count", x->name), ex_get(s->a, 2, p));
+  varmap_put(&s->fold_tape, x, tape);
+  varmap_put(&s->while_count, x, count);
+}
+
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (rhs->kind == E_FOLD)
     primal_fold(s, x, rhs, primal);
+  else if (rhs->kind == E_WHILE)
+    primal_while(s, x, rhs, primal);
   else if (rhs->kind == E_CALL)
     primal_call(s, x, rhs, primal);
   else if (rhs->kind == E_IF)
@@ -615,6 +635,7 @@ static const char *array_producer_message(Rev *s, const Expr *rhs) {
   case E_IF:
     return "an array chosen or written under a condition: not supported yet";
   case E_FOLD:
+  case E_WHILE:
     return "an array carried from one loop iteration to the next: not supported yet";
   default:
     return "an array computed by this construct: not supported yet";
@@ -831,18 +852,27 @@ static int count_leaves(const Type *t) {
   return n;
 }
 
-/* fold: a reverse fold over j = 0..n-1 visits step k = n-1-j, restores the
- * state before it from the tape, recomputes the step and runs its reverse.
- * Its state is the cotangent of the fold's state and the running sums of
- * the contributions to outer scalars. */
+/* fold and while: a reverse fold over j = 0..n-1 (n the trip count)
+ * visits step k = n-1-j, restores the state before it from the tape,
+ * recomputes the step and runs its reverse. Its state is the cotangent of
+ * the loop's state and the running sums of the contributions to outer
+ * scalars. A while's step also yields whether to go on, an int: its
+ * cotangent is that of the next state alone. */
 static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   Expr *tape = varmap_get(&s->fold_tape, x);
+  bool is_while = rhs->kind == E_WHILE;
   Type *st = rhs->var2->type, *dst = type_tangent(s->a, st);
   Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
   Var *rst = var_new(s->a, nameset_fresh(s->names, s->a, "rst"), NULL);
   Bindings bodyb = {0};
   Expr *ct_s = bind(s, &bodyb, "ct", ex_get(s->a, 0, ex_var(s->a, rst)));
-  Expr *n = rhs->args[0];
+  Expr *ct_body = ct_s;
+  if (is_while) {
+    Expr *one = ex_tuple(s->a, 1, (Expr *[]){ct_s});
+    one->type = type_tangent(s->a, rhs->body->type);
+    ct_body = bind(s, &bodyb, "ct", one);
+  }
+  Expr *n = is_while ? varmap_get(&s->while_count, x) : rhs->args[0];
   Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
   bindings_push(s->a, &bodyb, rhs->var, ex_prim2(s->a, P_SUB, last, ex_var(s->a, j)));
   int leaf = 0;
@@ -850,7 +880,7 @@ static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   bindings_push(s->a, &bodyb, rhs->var2, state);
   PtrVec outer = {0}, vals = {0};
   Expr *state_ct;
-  reverse_body(s, rhs->body, ct_s, &bodyb, &outer, &vals, rhs->var2, &state_ct);
+  reverse_body(s, rhs->body, ct_body, &bodyb, &outer, &vals, rhs->var2, &state_ct);
   Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(outer.len + 1));
   Expr **next = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
   Expr **init = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
@@ -913,6 +943,7 @@ static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
     backprop_sum(s, x, rhs, ct, out);
     return;
   case E_FOLD:
+  case E_WHILE:
     backprop_fold(s, x, rhs, ct, out);
     return;
   default:
@@ -1080,6 +1111,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   varmap_free(&s.if_rev);
   varmap_free(&s.bufs);
   varmap_free(&s.fold_tape);
+  varmap_free(&s.while_count);
   varmap_free(&s.uses);
   return s.failed ? NULL : g;
 }

@@ -684,6 +684,7 @@ static void emit_tuple(Em *e, Var *x, Expr *rhs) {
 static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest);
 static void emit_sum(Em *e, Var *x, Expr *rhs);
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest);
+static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest);
 static void emit_scatter(Em *e, Var *x, Expr *rhs);
 static void emit_array_op(Em *e, Var *x, Expr *rhs);
 static void emit_table(Em *e, Var *x, Expr *rhs);
@@ -722,6 +723,10 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_FOLD:
   case E_FOLDSAVE:
     emit_fold(e, x, rhs, rest);
+    return;
+  case E_WHILE:
+  case E_WHILESAVE:
+    emit_while(e, x, rhs, rest);
     return;
   case E_SCATTER:
     emit_scatter(e, x, rhs);
@@ -935,6 +940,86 @@ static void mark_unread_state(Em *e, Var *state_var, Var *x, Expr *body, Expr *r
       line(e, "(void)%s; /* carried, never read */", ((CVal *)leaves->items[i])->expr);
 }
 
+/* Stores the state's leaves before step k at tape[k*L .. k*L+L). */
+static void save_leaves(Em *e, const char *tape, const char *k, const PtrVec *leaves) {
+  for (int i = 0; i < leaves->len; i++) {
+    CVal *l = leaves->items[i];
+    if (l->type->kind == TY_INT) /* the bits of a 64-bit integer fit, its value may not */
+      line(e, "%s[(long long)%s * %d + %d] = ((union { long long i; double d; }){.i = (long long)%s}).d;",
+           tape, k, leaves->len, i, l->expr);
+    else
+      line(e, "%s[(long long)%s * %d + %d] = (double)%s;", tape, k, leaves->len, i, l->expr);
+  }
+}
+
+/* Assigns the leaves src[from..] to the state's leaves, through
+ * temporaries: a next leaf may read a current one. */
+static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from) {
+  const char **tmp = arena_alloc(e->a, sizeof(char *) * (size_t)(leaves->len + 1));
+  for (int i = 0; i < leaves->len; i++) {
+    CVal *l = leaves->items[i];
+    tmp[i] = nameset_fresh(&e->names, e->a, "next");
+    line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i],
+         ((CVal *)src->items[from + i])->expr);
+  }
+  for (int i = 0; i < leaves->len; i++)
+    line(e, "%s = %s;", ((CVal *)leaves->items[i])->expr, tmp[i]);
+}
+
+/* while: `for (k = 0; go; k++)`, the step yielding go and the next state.
+ * while-save grows its tape by doubling as the loop runs (its trip count
+ * is known only at the end); the tape is freed with the scope. */
+static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  Type *st = rhs->args[1]->type;
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), cval_of(e, rhs->args[1]));
+  PtrVec leaves = {0};
+  leaves_of(e->a, state, &leaves);
+  const char *go = nameset_fresh(&e->names, e->a, "go");
+  line(e, "int %s = %s;", go, scalar_text(e, rhs->args[0]));
+  const char *k = name_of(e, rhs->var);
+  varmap_put(&e->vals, rhs->var, cv_scalar(e, ty_int(), k));
+  line(e, "int %s = 0;", k);
+  CVal *tape = NULL;
+  const char *cap = NULL;
+  if (rhs->kind == E_WHILESAVE) {
+    const char *name = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_tape", name_of(e, x)));
+    cap = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_cap", name_of(e, x)));
+    line(e, "double *%s = 0;", name);
+    line(e, "long long %s = 0;", cap);
+    ptrvec_push(e->a, e->frees, (void *)name);
+    tape = cv_scalar(e, ty_array(e->a, ty_f64()), name);
+    tape->writable = true;
+  }
+  varmap_put(&e->vals, rhs->var2, state);
+  line(e, "for (; %s; %s++) {", go, k);
+  e->indent++;
+  if (tape) {
+    line(e, "%s = chad__grow(%s, &%s, ((long long)%s + 1) * %d, sizeof(double));", tape->expr,
+         tape->expr, cap, k, leaves.len);
+    save_leaves(e, tape->expr, k, &leaves);
+  }
+  PtrVec *saved = open_scope(e);
+  CVal *r = emit_block(e, rhs->body, NULL);
+  PtrVec src = {0};
+  leaves_of(e->a, r, &src);
+  line(e, "%s = %s;", go, ((CVal *)src.items[0])->expr);
+  step_state(e, &leaves, &src, 1);
+  close_scope(e, saved);
+  close_loop(e);
+  if (!tape) {
+    mark_unread_state(e, rhs->var2, x, rhs->body, rest, &leaves);
+    varmap_put(&e->vals, x, state);
+    return;
+  }
+  CVal *triple = cv_scalar(e, rhs->type, NULL);
+  triple->n = 3;
+  triple->elems = arena_alloc(e->a, sizeof(CVal *) * 3);
+  triple->elems[0] = state;
+  triple->elems[1] = tape;
+  triple->elems[2] = cv_scalar(e, ty_int(), k);
+  varmap_put(&e->vals, x, triple);
+}
+
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   Type *st = rhs->args[1]->type;
@@ -950,27 +1035,13 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   }
   varmap_put(&e->vals, rhs->var2, state);
   open_loop(e, rhs->var, n);
-  const char *k = name_of(e, rhs->var);
-  for (int i = 0; tape && i < leaves.len; i++) {
-    CVal *l = leaves.items[i];
-    if (l->type->kind == TY_INT) /* the bits of a 64-bit integer fit, its value may not */
-      line(e, "%s[(long long)%s * %d + %d] = ((union { long long i; double d; }){.i = (long long)%s}).d;",
-           tape->expr, k, leaves.len, i, l->expr);
-    else
-      line(e, "%s[(long long)%s * %d + %d] = (double)%s;", tape->expr, k, leaves.len, i, l->expr);
-  }
+  if (tape)
+    save_leaves(e, tape->expr, name_of(e, rhs->var), &leaves);
   PtrVec *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
-  const char **tmp = arena_alloc(e->a, sizeof(char *) * (size_t)(leaves.len + 1));
-  for (int i = 0; i < leaves.len; i++) {
-    CVal *l = leaves.items[i];
-    tmp[i] = nameset_fresh(&e->names, e->a, "next");
-    line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i], ((CVal *)src.items[i])->expr);
-  }
-  for (int i = 0; i < leaves.len; i++)
-    line(e, "%s = %s;", ((CVal *)leaves.items[i])->expr, tmp[i]);
+  step_state(e, &leaves, &src, 0);
   close_scope(e, saved);
   close_loop(e);
   if (!tape) {
@@ -1582,6 +1653,7 @@ static void emit_libc(StrBuf *out) {
                "#define CHAD_LIBC_DEFINED\n"
                "void *(malloc)(__SIZE_TYPE__);\n"
                "void *(calloc)(__SIZE_TYPE__, __SIZE_TYPE__);\n"
+               "void *(realloc)(void *, __SIZE_TYPE__);\n"
                "void (free)(void *);\n"
                "void (abort)(void);\n"
                "int (dprintf)(int, const char *, ...);\n"
@@ -1624,6 +1696,22 @@ static const char *runtime_text =
     "    chad__report(\"chad: out of memory for an array of %lld elements\\n\", count);\n"
     "    abort();\n"
     "  }\n"
+    "  return p;\n"
+    "}\n"
+    "/* p, with room for at least `need` elements of `size` bytes: the\n"
+    " * capacity *cap doubles, so n pushes cost O(n) copies in all. */\n"
+    "static __attribute__((unused)) void *chad__grow(void *p, long long *cap, long long need,\n"
+    "                                              __SIZE_TYPE__ size) {\n"
+    "  if (need <= *cap)\n"
+    "    return p;\n"
+    "  long long n = *cap ? *cap : 16;\n"
+    "  while (n < need)\n"
+    "    n *= 2;\n"
+    "  if ((unsigned long long)n > __SIZE_MAX__ / size || !(p = realloc(p, (__SIZE_TYPE__)n * size))) {\n"
+    "    chad__report(\"chad: out of memory for a loop's tape of %lld numbers\\n\", n);\n"
+    "    abort();\n"
+    "  }\n"
+    "  *cap = n;\n"
     "  return p;\n"
     "}\n"
     "#endif\n\n";

@@ -215,6 +215,8 @@ static int expected_nargs(const Expr *e) {
   case E_INDEX:
   case E_FOLD:
   case E_FOLDSAVE:
+  case E_WHILE:
+  case E_WHILESAVE:
   case E_SCATTER:
     return 2;
   case E_IF:
@@ -243,6 +245,7 @@ static const char *kind_name(const Expr *e) {
       [E_LAPPLY] = "lapply",  [E_LCALL] = "lcall",   [E_INDEX] = "index",
       [E_LEN] = "len",        [E_BUILD] = "build",   [E_SUM] = "sum",
       [E_FOLD] = "fold",      [E_FOLDSAVE] = "fold-save",
+      [E_WHILE] = "while",    [E_WHILESAVE] = "while-save",
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
       [E_TABLE] = "table",
   };
@@ -251,9 +254,7 @@ static const char *kind_name(const Expr *e) {
   return (unsigned)e->kind <= E_TABLE ? names[e->kind] : "?";
 }
 
-static bool binds_state(const Expr *e) {
-  return e->kind == E_FOLD || e->kind == E_FOLDSAVE;
-}
+static bool binds_state(const Expr *e) { return expr_binds_state(e); }
 
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
@@ -571,7 +572,8 @@ static bool check_scatter(Checker *c, Expr *e) {
 static bool check_loop(Checker *c, Expr *e) {
   Arena *a = c->m->arena;
   int count = e->kind == E_SCATTER ? 1 : 0;
-  if (!expect_int(c, e->args[count], "loop count"))
+  bool is_while = e->kind == E_WHILE || e->kind == E_WHILESAVE;
+  if (!expect_int(c, e->args[count], is_while ? "while's first condition" : "loop count"))
     return false;
   Type *body = e->body->type;
   switch (e->kind) {
@@ -607,6 +609,21 @@ static bool check_loop(Checker *c, Expr *e) {
       return fail(c, e->body, "'%s' body has type %s, but the state has type %s",
                   kind_name(e), tname(body), tname(s));
     e->type = e->kind == E_FOLD ? s : ty_tuple2(a, s, ty_array(a, ty_f64()));
+    return true;
+  }
+  case E_WHILE:
+  case E_WHILESAVE: {
+    Type *s = e->args[1]->type;
+    if (e->kind == E_WHILESAVE && !has_numeric_leaves(s))
+      return fail(c, e->args[1], "'while-save' state has type %s; expected "
+                  "numbers or tuples of them", tname(s));
+    Type *want = ty_tuple2(a, ty_int(), s);
+    if (!type_eq(body, want))
+      return fail(c, e->body, "'%s' body has type %s; expected %s (whether to go "
+                  "on, and the next state)", kind_name(e), tname(body), tname(want));
+    e->type = e->kind == E_WHILE
+                  ? s
+                  : ty_tuple(a, 3, (Type *[]){s, ty_array(a, ty_f64()), ty_int()});
     return true;
   }
   default:
@@ -811,6 +828,8 @@ static bool finish(Checker *c, Expr *e) {
   case E_SUM:
   case E_FOLD:
   case E_FOLDSAVE:
+  case E_WHILE:
+  case E_WHILESAVE:
   case E_SCATTER:
     unbind_loop(c, e);
     ok = check_loop(c, e);

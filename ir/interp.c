@@ -227,7 +227,10 @@ typedef struct Loop {
   bool in_body;    /* the body of iteration `iter` is being evaluated */
   Value acc;       /* sum: running total; fold: state; build, scatter: result */
   Value tape;      /* fold-save */
-  int leaves;      /* fold-save: scalar leaves of the state */
+  int leaves;      /* fold-save, while-save: scalar leaves of the state */
+  bool go;         /* while: run another step */
+  Value *grown;    /* while-save: the tape so far (malloc'd, grows) */
+  long long cap;   /* while-save: numbers `grown` has room for */
   Region *outer;   /* where values went before the loop (NULL: the arena) */
   Region scratch[2];
 } Loop;
@@ -744,9 +747,9 @@ static bool plus(Machine *mc, const Expr *e, const Value *x, const Value *y,
 
 enum { MAX_VALUE_DEPTH = 1000 }; /* tuples in tuples, for the copies below */
 
-static bool binds_state(const Expr *e) {
-  return e->kind == E_FOLD || e->kind == E_FOLDSAVE;
-}
+static bool binds_state(const Expr *e) { return expr_binds_state(e); }
+
+static bool is_while(const Expr *e) { return e->kind == E_WHILE || e->kind == E_WHILESAVE; }
 
 static const char *loop_name(const Expr *e) {
   switch (e->kind) {
@@ -754,6 +757,8 @@ static const char *loop_name(const Expr *e) {
   case E_SUM: return "sum";
   case E_FOLD: return "fold";
   case E_FOLDSAVE: return "fold-save";
+  case E_WHILE: return "while";
+  case E_WHILESAVE: return "while-save";
   default: return "scatter";
   }
 }
@@ -839,14 +844,16 @@ static bool start_loop(Machine *mc, Frame *f) {
   Value *args = mc->vals + f->vbase;
   const Value *count = &args[e->kind == E_SCATTER ? 1 : 0];
   if (count->kind != V_INT)
-    return fail(mc, e, "'%s' count is not an int", loop_name(e));
+    return fail(mc, e, "'%s' %s is not an int", loop_name(e),
+                is_while(e) ? "first condition" : "count");
   Loop *l = calloc(1, sizeof *l);
   if (!l) {
     fputs("chad: out of memory\n", stderr);
     abort();
   }
   f->loop = l;
-  l->count = count->i > 0 ? count->i : 0;
+  l->count = is_while(e) ? LLONG_MAX : count->i > 0 ? count->i : 0;
+  l->go = is_while(e) ? count->i != 0 : true;
   l->outer = mc->region;
   int n = (int)l->count;
   switch (e->kind) {
@@ -879,6 +886,15 @@ static bool start_loop(Machine *mc, Frame *f) {
       return fail(mc, e, "'fold-save' tape of %lld x %d numbers is too long",
                   l->count, l->leaves);
     l->tape = new_array(mc, n * l->leaves);
+    return true;
+  case E_WHILE:
+    l->acc = args[1];
+    return true;
+  case E_WHILESAVE:
+    l->acc = args[1];
+    l->leaves = put_leaves(&args[1], NULL, 0);
+    if (l->leaves < 0)
+      return fail(mc, e, "'while-save' state has a leaf that is not a number");
     return true;
   default: { /* E_SCATTER: adds to a copy of the base */
     const Value *base = &args[0];
@@ -936,6 +952,12 @@ static bool absorb(Machine *mc, const Expr *e, Loop *l, const Value *r) {
   case E_FOLDSAVE:
     /* the previous state dies with the region the next iteration empties */
     return copy_out(mc, e, r, &l->acc, &l->scratch[(i + 1) & 1], NULL, 0);
+  case E_WHILE:
+  case E_WHILESAVE:
+    if (r->kind != V_TUPLE || r->n != 2 || r->elems[0].kind != V_INT)
+      return fail(mc, e->body, "'%s' body is not a pair (tuple go state)", loop_name(e));
+    l->go = r->elems[0].i != 0;
+    return copy_out(mc, e, &r->elems[1], &l->acc, &l->scratch[(i + 1) & 1], NULL, 0);
   default: { /* E_SCATTER */
     if (r->kind != V_TUPLE || r->n != 2 || r->elems[0].kind != V_INT)
       return fail(mc, e->body, "'scatter' body is not a pair (tuple index value)");
@@ -968,6 +990,20 @@ static bool loop_result(Machine *mc, const Expr *e, Loop *l, Value *out) {
     *out = pair;
     return true;
   }
+  case E_WHILE:
+    return copy_out(mc, e, &l->acc, out, x0, x1, 0);
+  case E_WHILESAVE: {
+    Value triple = new_tuple(mc, 3, NULL);
+    long long n = l->iter * l->leaves;
+    triple.elems[1] = new_array(mc, (int)n);
+    if (n > 0)
+      memcpy(triple.elems[1].elems, l->grown, sizeof(Value) * (size_t)n);
+    triple.elems[2] = val_int(l->iter);
+    if (!copy_out(mc, e, &l->acc, &triple.elems[0], x0, x1, 0))
+      return false;
+    *out = triple;
+    return true;
+  }
   default: /* build, scatter: made outside the loop's regions */
     *out = l->acc;
     return true;
@@ -991,11 +1027,33 @@ static bool alloc_zeros(Machine *mc, const Expr *e, const Value *n, Value *out) 
   return true;
 }
 
+/* Room in a while-save's tape for one more state: doubles, as the
+ * emitted code does. */
+static bool grow_tape(Machine *mc, const Expr *e, Loop *l) {
+  long long need = (l->iter + 1) * l->leaves;
+  if (need <= l->cap)
+    return true;
+  if (need > INT_MAX)
+    return fail(mc, e, "'while-save' tape of %lld numbers is too long", need);
+  long long cap = l->cap ? l->cap : 16;
+  while (cap < need)
+    cap *= 2;
+  Value *g = realloc(l->grown, sizeof(Value) * (size_t)cap);
+  if (!g) {
+    fputs("chad: out of memory\n", stderr);
+    abort();
+  }
+  l->grown = g;
+  l->cap = cap;
+  return true;
+}
+
 static void free_loop(Frame *f) {
   if (!f->loop)
     return;
   region_free(&f->loop->scratch[0]);
   region_free(&f->loop->scratch[1]);
+  free(f->loop->grown);
   free(f->loop);
   f->loop = NULL;
 }
@@ -1056,6 +1114,8 @@ static int nargs_of(const Expr *e) {
   case E_SUM:
   case E_FOLD:
   case E_FOLDSAVE:
+  case E_WHILE:
+  case E_WHILESAVE:
   case E_SCATTER:
     return e->nargs;
   case E_LET:
@@ -1195,15 +1255,17 @@ static bool loop_step(Machine *mc, int fi) {
       return false;
     l->iter++;
   }
-  if (l->iter < l->count) {
+  if (l->iter < l->count && l->go) {
     Region *x = &l->scratch[l->iter & 1];
     region_reset(x);
     mc->region = x;
-    if (e->kind == E_FOLDSAVE) {
-      Value *dst = l->tape.elems + l->iter * l->leaves;
+    if (e->kind == E_FOLDSAVE || e->kind == E_WHILESAVE) {
       if (put_leaves(&l->acc, NULL, 0) != l->leaves)
-        return fail(mc, e, "'fold-save' state changed its shape");
-      put_leaves(&l->acc, dst, 0);
+        return fail(mc, e, "'%s' state changed its shape", loop_name(e));
+      if (e->kind == E_WHILESAVE && !grow_tape(mc, e, l))
+        return false;
+      Value *base = e->kind == E_FOLDSAVE ? l->tape.elems : l->grown;
+      put_leaves(&l->acc, base + l->iter * l->leaves, 0);
     }
     bind(mc, e->var, val_int(l->iter));
     if (binds_state(e))

@@ -661,6 +661,19 @@ Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body) {
   return e;
 }
 
+Expr *ex_while(Arena *a, Expr *go, Expr *s0, Var *i, Var *s, Expr *body) {
+  Expr *e = ex_loop(a, E_WHILE, 2, (Expr *[]){go, s0}, i, s, body);
+  e->type = s0->type;
+  return e;
+}
+
+Expr *ex_whilesave(Arena *a, Expr *go, Expr *s0, Var *i, Var *s, Expr *body) {
+  Expr *e = ex_loop(a, E_WHILESAVE, 2, (Expr *[]){go, s0}, i, s, body);
+  if (s0->type)
+    e->type = ty_tuple(a, 3, (Type *[]){s0->type, ty_array(a, ty_f64()), ty_int()});
+  return e;
+}
+
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body) {
   Expr *e = ex_loop(a, E_SCATTER, 2, (Expr *[]){base, n}, i, NULL, body);
   e->type = base->type;
@@ -691,11 +704,18 @@ bool expr_is_loop(const Expr *e) {
   case E_SUM:
   case E_FOLD:
   case E_FOLDSAVE:
+  case E_WHILE:
+  case E_WHILESAVE:
   case E_SCATTER:
     return true;
   default:
     return false;
   }
+}
+
+bool expr_binds_state(const Expr *e) {
+  return e->kind == E_FOLD || e->kind == E_FOLDSAVE || e->kind == E_WHILE ||
+         e->kind == E_WHILESAVE;
 }
 
 Expr *ex_clone_shallow(Arena *a, const Expr *src) {

@@ -312,6 +312,14 @@ typedef enum ExprKind {
                  (exact for f32), integer leaves as the bits of their value
                  converted to long long (read back with bits_llong), so
                  that 64-bit integers come back exactly */
+  E_WHILE,    /* C's while loop: with go = args[0] (int) and state =
+                 args[1], steps k = 0, 1, ... while go != 0, where a step
+                 maps state `var2` at index `var` to `body` = (tuple go'
+                 state'); the final state. The trip count is known only
+                 when the loop ends */
+  E_WHILESAVE, /* as E_WHILE, returning (tuple final-state tape count): the
+                 tape as E_FOLDSAVE's, grown while the loop runs, and the
+                 number of steps it ran */
   E_SCATTER,  /* args[0] (an array, or a tuple of arrays) with, for each
                  i < args[1], the value part of `body` = (tuple idx v)
                  added at index idx: reduce-by-index */
@@ -342,7 +350,7 @@ struct Expr {
   Expr **args;
   int nargs;
   Expr *body; /* E_LET; the loop forms: the body of the loop */
-  Var *var2;  /* E_FOLD, E_FOLDSAVE: the state variable */
+  Var *var2;  /* E_FOLD, E_FOLDSAVE, E_WHILE, E_WHILESAVE: the state variable */
   /* E_PRIM add/sub: 1 or 2 when operand args[contract-1] was, in the C
    * source, a multiplication written in the same expression. C compilers
    * may contract such `a*b + c` into a fused multiply-add (-ffp-contract=on),
@@ -379,6 +387,10 @@ Expr *ex_sum(Arena *a, Expr *n, Var *i, Expr *body);
 Expr *ex_sum_from(Arena *a, Expr *n, Expr *init, Var *i, Expr *body);
 Expr *ex_fold(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
 Expr *ex_foldsave(Arena *a, Expr *n, Expr *s0, Var *i, Var *s, Expr *body);
+Expr *ex_while(Arena *a, Expr *go, Expr *s0, Var *i, Var *s, Expr *body);
+Expr *ex_whilesave(Arena *a, Expr *go, Expr *s0, Var *i, Var *s, Expr *body);
+/* The loops that carry a state (fold, fold-save, while, while-save). */
+bool expr_binds_state(const Expr *e);
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);
 Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v);
 Expr *ex_alloc(Arena *a, Type *array_type, Expr *n);

@@ -476,6 +476,8 @@ static const Form forms[] = {
     {"sum-from", E_SUM, OP_LOOP, 2, P_COUNT, "(sum-from N S0 (I) BODY)"},
     {"fold", E_FOLD, OP_LOOP, 2, P_COUNT, "(fold N S0 (I S) BODY)"},
     {"fold-save", E_FOLDSAVE, OP_LOOP, 2, P_COUNT, "(fold-save N S0 (I S) BODY)"},
+    {"while", E_WHILE, OP_LOOP, 2, P_COUNT, "(while GO S0 (I S) BODY)"},
+    {"while-save", E_WHILESAVE, OP_LOOP, 2, P_COUNT, "(while-save GO S0 (I S) BODY)"},
     {"scatter", E_SCATTER, OP_LOOP, 2, P_COUNT, "(scatter BASE N (I) BODY)"},
 };
 
@@ -538,7 +540,10 @@ static int first_expr_item(const Form *f) {
 }
 
 static int loop_binders(const Form *f) {
-  return f->kind == E_FOLD || f->kind == E_FOLDSAVE ? 2 : 1;
+  return f->kind == E_FOLD || f->kind == E_FOLDSAVE || f->kind == E_WHILE ||
+                 f->kind == E_WHILESAVE
+             ? 2
+             : 1;
 }
 
 /* (build N (I) BODY) and the like: the binder list is a list of distinct
@@ -738,6 +743,10 @@ static Expr *finish_loop(Converter *c, Pending *f) {
     return ex_fold(a, k[0], k[1], i, s, body);
   case E_FOLDSAVE:
     return ex_foldsave(a, k[0], k[1], i, s, body);
+  case E_WHILE:
+    return ex_while(a, k[0], k[1], i, s, body);
+  case E_WHILESAVE:
+    return ex_whilesave(a, k[0], k[1], i, s, body);
   default:
     return ex_scatter(a, k[0], k[1], i, body);
   }

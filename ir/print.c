@@ -190,7 +190,8 @@ static const char *keyword(const Expr *e) {
       [E_LPLUS] = "lplus",  [E_LTRANS] = "ltrans", [E_LAPPLY] = "lapply",
       [E_LCALL] = "lcall",  [E_INDEX] = "index",   [E_LEN] = "len",
       [E_BUILD] = "build",  [E_SUM] = "sum",       [E_FOLD] = "fold",
-      [E_FOLDSAVE] = "fold-save", [E_SCATTER] = "scatter",
+      [E_FOLDSAVE] = "fold-save", [E_WHILE] = "while",
+      [E_WHILESAVE] = "while-save", [E_SCATTER] = "scatter",
       [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",   [E_TABLE] = "table",
   };
   if (e->kind == E_PRIM) {
@@ -206,9 +207,7 @@ static const char *keyword(const Expr *e) {
   return names[e->kind];
 }
 
-static bool binds_state(const Expr *e) {
-  return e->kind == E_FOLD || e->kind == E_FOLDSAVE;
-}
+static bool binds_state(const Expr *e) { return expr_binds_state(e); }
 
 static const char *var_name(const Var *v) { return v ? v->name : "<null>"; }
 

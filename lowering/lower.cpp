@@ -133,12 +133,6 @@ llvm::ArrayRef<const Stmt *> statementsOf(const CompoundStmt *b) {
 }
 
 std::string unsupportedStatement(const Stmt *s) {
-  if (isa<clang::WhileStmt>(s))
-    return "'while' loops are not supported yet (only 'for' loops with an "
-           "integer counter)";
-  if (isa<clang::DoStmt>(s))
-    return "'do' loops are not supported yet (only 'for' loops with an "
-           "integer counter)";
   if (isa<clang::BreakStmt>(s))
     return "'break' is not supported yet";
   if (isa<clang::ContinueStmt>(s))
@@ -429,7 +423,7 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
     if (loops.empty() || !loops.back()->bodyTail || !loops.back()->hasBreak ||
         loops.back()->inlined.size())
       fail(b->getBeginLoc(), "'break' here is not supported yet (only in the "
-                             "body of a 'for' loop that is not nested in a loop "
+                             "body of a loop that is not nested in a loop "
                              "flattened with it)");
     return leaveLoop(1, std::move(env), b->getBeginLoc());
   }
@@ -437,12 +431,14 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
     // the iteration ends here: what follows in the body never runs
     if (loops.empty() || !loops.back()->bodyTail || loops.back()->inlined.size())
       fail(c->getBeginLoc(), "'continue' here is not supported yet (only in the "
-                             "body of a 'for' loop that is not nested in a loop "
+                             "body of a loop that is not nested in a loop "
                              "flattened with it)");
     return finish(env, *loops.back()->bodyTail);
   }
   if (const auto *f = dyn_cast<ForStmt>(s))
     return lowerFor(f, next, std::move(env), tail);
+  if (isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s))
+    return lowerWhile(s, next, std::move(env), tail);
   if (const auto *a = dyn_cast<clang::AttributedStmt>(s))
     return lowerStmt(a->getSubStmt(), next, std::move(env), tail);
   if (const auto *e = dyn_cast<CExpr>(s))
@@ -450,12 +446,27 @@ Expr *Lowerer::lowerStmt(const Stmt *s, const Rest *next, Env env,
   fail(s->getBeginLoc(), unsupportedStatement(s));
 }
 
-Expr *Lowerer::finish(const Env &env, const Tail &tail) {
+Expr *Lowerer::finish(const Env &env, const Tail &tail, bool leaving) {
   if (!tail.joined) {
     if (returnsVoid)
       return outputResult(nullptr, env, tail.end);
     fail(tail.end, "missing return");
   }
+  if (!tail.whileCond)
+    return joinedValues(env, tail);
+  // a while or do body: the condition decides whether to go on, its
+  // effects (`n--`) are part of the state it yields
+  if (leaving)
+    return mkTuple({mkInt(0, tail.end), joinedValues(env, tail)}, tail.end);
+  Env after = env;
+  std::vector<Binding> hoisted;
+  hoistEffects(tail.whileCond, after, hoisted);
+  Expr *go = lowerCondition(tail.whileCond, after);
+  return wrapInLets(hoisted, mkTuple({go, joinedValues(after, tail)}, tail.end));
+}
+
+// The places a block yields, in the order of tail.joined.
+Expr *Lowerer::joinedValues(const Env &env, const Tail &tail) {
   std::vector<Expr *> values;
   for (const Place &p : *tail.joined) {
     if (p.elem == kWhole && arrays.count(p.decl)) {
@@ -565,7 +576,7 @@ Expr *Lowerer::returnValue(Expr *value, Env env, SourceLocation loc) {
     return outputResult(value, env, loc);
   LoopCtx *lc = loops.back();
   if (!lc->hasReturn || !lc->bodyTail || lc->inlined.size())
-    fail(loc, "'return' here is not supported yet (only in the body of a 'for' "
+    fail(loc, "'return' here is not supported yet (only in the body of a "
               "loop that is not nested in a loop flattened with it)");
   if (value) {
     Place ret{lc->h.counter, kRetVal};
@@ -583,7 +594,7 @@ Expr *Lowerer::leaveLoop(long long how, Env env, SourceLocation loc) {
   Place done{lc->h.counter, kDone};
   Var *flag = newPlaceVar(done);
   env.vars[done] = flag;
-  return mkLet(flag, mkInt(how, loc), finish(env, *lc->bodyTail), loc);
+  return mkLet(flag, mkInt(how, loc), finish(env, *lc->bodyTail, true), loc);
 }
 
 // The IR type of the C function's value (unit for void).

@@ -262,6 +262,8 @@ void Lowerer::checkPoison(const Expr *body, const std::set<const Var *> *only,
 LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   LoopHeader h;
   h.stmt = s;
+  h.body = s->getBody();
+  h.kw = s->getForLoc();
   SourceLocation loc = s->getForLoc();
   const Stmt *init = s->getInit();
   if (const auto *ds = dyn_cast_or_null<clang::DeclStmt>(init)) {
@@ -412,7 +414,7 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
 // computed in its own type (counterAt).
 Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
                             std::vector<Binding> &pre) {
-  SourceLocation loc = h.stmt->getForLoc();
+  SourceLocation loc = h.kw;
   Bounds b;
   b.step = h.step;
   Expr *lo = h.lo ? lowerExpr(h.lo, env)
@@ -495,7 +497,10 @@ Expr *Lowerer::floatTrip(Expr *from, Expr *to, long long c, bool strict,
 LoopScan Lowerer::scanLoop(const LoopHeader &h, const Env &env) {
   LoopScan sc;
   std::vector<const ForStmt *> path;
-  scanStmt(h.stmt->getBody(), path, h, env, sc);
+  if (!h.stmt) // a while or do loop: what its body and condition write
+    sc.inWhile++;
+  scanStmt(h.body, path, h, env, sc);
+  scanStmt(h.whileCond, path, h, env, sc);
   return sc;
 }
 
@@ -561,6 +566,10 @@ void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
   // which an accumulation does not have: such a place is carried state.
   if (nestedInExpression(write))
     accumulate = false;
+  // A while runs its body a number of times known only when it stops: what
+  // it writes is carried state, never a sum over a trip count.
+  if (sc.inWhile)
+    accumulate = false;
   if (const auto *d = dyn_cast<DeclRefExpr>(lhs)) {
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl())) {
       if (v == h.counter)
@@ -600,6 +609,10 @@ void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
           sc.written.insert(a);
         }
       } else if (env.arrays.count(a)) {
+        if (sc.inWhile)
+          fail(sub->getExprLoc(),
+               "a 'while' or 'do' loop writes array '" + a->getNameAsString() +
+                   "'; not supported yet (only scalars may change in such loops)");
         Site site;
         site.array = a;
         site.write = write;
@@ -630,6 +643,13 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
                              (const Stmt *)f->getInc(), f->getBody()})
       scanStmt(part, path, h, env, sc);
     path.pop_back();
+    return;
+  }
+  if (isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s)) {
+    sc.inWhile++;
+    for (const Stmt *c : s->children())
+      scanStmt(c, path, h, env, sc);
+    sc.inWhile--;
     return;
   }
   if (const auto *d = dyn_cast<clang::DeclStmt>(s)) {
@@ -884,11 +904,13 @@ static Var *indexVar(Arena *arena, const LoopCtx &lc) {
 }
 
 Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
-  SourceLocation loc = lc.h.stmt->getForLoc();
+  SourceLocation loc = lc.h.kw;
   Env env = entry;
   std::vector<Binding> bind;
   const VarDecl *counter = lc.h.counter;
   Expr *cv = spec.counter;
+  if (!cv && !lc.h.stmt) // a while's own counter: the IR index
+    cv = mkVar(spec.index, loc);
   if (!cv)
     cv = counterAt(lc.b, mkVar(spec.index, loc), loc);
   cv = toKind(cv, irScalarType(counter->getType()), loc);
@@ -984,17 +1006,17 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
     ~Pop() { loops.pop_back(); }
   } pop{loops};
   loops.push_back(&lc);
-  const Stmt *bodyStmt = lc.h.stmt->getBody(); // ArrayRef points at it
+  const Stmt *bodyStmt = lc.h.body; // ArrayRef points at it
   llvm::ArrayRef<const Stmt *> body(bodyStmt);
   Rest rest{body, nullptr};
-  Tail tail{&spec.yields, lc.h.stmt->getBody()->getEndLoc(),
-            spec.kind == TargetKind::Fold};
+  Tail tail{&spec.yields, lc.h.body->getEndLoc(),
+            spec.kind == TargetKind::Fold, lc.h.whileCond};
   lc.bodyTail = &tail;
   Place done{counter, kDone};
   if (lc.hasBreak && env.vars.count(done) && env.vars[done]) {
     // after the break, an iteration leaves everything as it is
     Var *broken = env.vars[done];
-    Expr *skip = finish(env, tail);
+    Expr *skip = finish(env, tail, true);
     Expr *run = lowerSeq(&rest, std::move(env), tail);
     return wrapInLets(bind, mkIf(mkVar(broken, loc), skip, run, loc));
   }
@@ -1049,7 +1071,7 @@ Expr *Lowerer::buildTarget(LoopCtx &lc, const VarDecl *d, Site::Kind kind,
                            const Env &entry, const std::vector<Place> &accs,
                            const std::vector<Place> &state,
                            std::vector<Binding> &pre, ArrayVal &result) {
-  SourceLocation loc = lc.h.stmt->getForLoc();
+  SourceLocation loc = lc.h.kw;
   const ArrayVal &old = entry.arrays.at(d);
   const Site *first = nullptr;
   for (const Site &s : lc.sites)
@@ -1143,7 +1165,7 @@ Expr *Lowerer::scatterTarget(LoopCtx &lc, const Site &site, const Env &entry,
                              const std::vector<Place> &accs,
                              const std::vector<Place> &state,
                              std::vector<Binding> &pre) {
-  SourceLocation loc = lc.h.stmt->getForLoc();
+  SourceLocation loc = lc.h.kw;
   const VarDecl *d = site.array;
   if (!base.value)
     fail(site.sub->getExprLoc(), "accumulates into '" + d->getNameAsString() +
@@ -1217,7 +1239,7 @@ bool Lowerer::exactSum(LoopCtx &lc, const LoopScan &sc, const Place &p,
   if (!w.exactType || it == entry.vars.end() || !it->second)
     return false;
   path = w.paths[0];
-  const Stmt *scope = path.empty() ? lc.h.stmt->getBody()
+  const Stmt *scope = path.empty() ? lc.h.body
                                    : path.back()->getBody();
   std::set<const Stmt *> sites(w.sites.begin(), w.sites.end());
   if (maxWrites(scope, sites) > 1)
@@ -1240,7 +1262,7 @@ Expr *Lowerer::sumBody(LoopCtx &lc, const Env &entry,
                        const std::vector<Place> &state,
                        std::vector<Binding> &pre, BodySpec &spec,
                        Expr *&trip) {
-  SourceLocation loc = lc.h.stmt->getForLoc();
+  SourceLocation loc = lc.h.kw;
   spec = BodySpec();
   spec.kind = TargetKind::Sum;
   spec.accumulators = accs;
@@ -1276,7 +1298,7 @@ Expr *Lowerer::settleFold(LoopCtx &lc, const Env &entry,
                           std::vector<Place> &state,
                           const std::vector<Place> &accs, BodySpec &spec,
                           const Rest *next, const Tail &tail) {
-  SourceLocation loc = lc.h.stmt->getForLoc();
+  SourceLocation loc = lc.h.kw;
   while (!state.empty()) {
     std::vector<Type *> ts;
     for (const Place &p : state)
@@ -1531,6 +1553,126 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   }
   return wrapInLets(pre,
                     wrapInLets(post, lowerSeq(next, std::move(out), tail)));
+}
+
+// The header of `while (c) body` or `do body while (c)`. Its counter is
+// one chad makes (a declaration the source cannot name): the key of the
+// loop's places (the break flag) and the name of the IR loop's index.
+LoopHeader Lowerer::whileHeader(const Stmt *s) {
+  LoopHeader h;
+  if (const auto *w = dyn_cast<clang::WhileStmt>(s)) {
+    h.body = w->getBody();
+    h.kw = w->getWhileLoc();
+    h.whileCond = w->getCond();
+    if (w->getConditionVariable())
+      fail(w->getConditionVariable()->getLocation(),
+           "a declaration in a 'while' condition is not supported");
+  } else {
+    const auto *d = cast<clang::DoStmt>(s);
+    h.body = d->getBody();
+    h.kw = d->getDoLoc();
+    h.whileCond = d->getCond();
+    h.isDo = true;
+  }
+  h.counter = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd), h.kw, h.kw,
+                              &ctx.Idents.get("k"), ctx.IntTy,
+                              ctx.getTrivialTypeSourceInfo(ctx.IntTy),
+                              clang::SC_None);
+  h.declaredInInit = true;
+  return h;
+}
+
+// `while` and `do` loops: an IR while over the scalars that the body and
+// the condition write (the state: no sums, since the trip count is known
+// only when the loop stops), the body yielding the condition evaluated
+// after it. `break` and `return` set the flag as in a for loop, and make
+// the condition 0. Writing arrays in such a loop is not supported yet.
+Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
+                          const Tail &tail) {
+  LoopCtx lc;
+  lc.h = whileHeader(s);
+  SourceLocation loc = lc.h.kw;
+  lc.b.lo = mkInt(0, loc);
+  lc.b.step = 1;
+  LoopScan sc = scanLoop(lc.h, env);
+  std::vector<Place> state = sc.order;
+  std::vector<Binding> pre;
+  // whether the first step runs: the condition before the loop (and its
+  // effects), or 1 for a do loop
+  Expr *go = mkInt(1, loc);
+  if (!lc.h.isDo) {
+    hoistEffects(lc.h.whileCond, env, pre);
+    go = lowerCondition(lc.h.whileCond, env);
+  }
+  Var *first = var_new(arena, "go", ty_int());
+  pre.push_back({first, go, loc});
+
+  lc.hasReturn = containsReturnStmt(lc.h.body);
+  lc.hasBreak = containsLoopExit(lc.h.body, true) || lc.hasReturn;
+  Place done{lc.h.counter, kDone}, returned{lc.h.counter, kRetVal};
+  if (lc.hasBreak) {
+    Var *notYet = newPlaceVar(done);
+    pre.push_back({notYet, mkInt(0, loc), loc});
+    env.vars[done] = notYet;
+    state.insert(state.begin(), done);
+    if (lc.hasReturn && !returnsVoid) {
+      Var *none = newPlaceVar(returned);
+      pre.push_back({none, mkConst(placeType(returned), 0, loc), loc});
+      env.vars[returned] = none;
+      state.insert(state.begin() + 1, returned);
+    }
+  }
+
+  std::vector<Binding> post;
+  Env out = env;
+  long loweredBefore = bodiesLowered;
+  BodySpec spec;
+  Expr *body = settleFold(lc, env, state, {}, spec, next, tail);
+  if (body) {
+    checkPoison(body, nullptr, -1);
+    Liveness live;
+    liveness(body, live);
+    for (size_t j = 0; j < state.size(); j++) {
+      auto v = env.vars.find(state[j]);
+      if ((v == env.vars.end() || !v->second) &&
+          live.liveLets.count(spec.stateVars[j]))
+        fail(sc.writes[state[j]].first->getExprLoc(),
+             "'" + placeName(state[j]) + "' is read before it is assigned");
+    }
+    std::vector<Expr *> init;
+    for (const Place &p : state) {
+      Var *v = env.vars.count(p) ? env.vars.at(p) : nullptr;
+      init.push_back(v ? mkVar(v, loc) : mkConst(placeType(p), 0, loc));
+    }
+    Type *st = spec.state->type;
+    Expr *loop = at(ex_while(arena, mkVar(first, loc), mkTuple(init, loc),
+                             spec.index, spec.state, body),
+                    loc);
+    loop->type = st;
+    Var *r = var_new(arena, "while", st);
+    post.push_back({r, loop, loc});
+    for (size_t j = 0; j < state.size(); j++) {
+      Var *v = newPlaceVar(state[j]);
+      post.push_back({v, mkGet((int)j, mkVar(r, loc), loc), loc});
+      out.vars[state[j]] = v;
+    }
+  }
+  if (bodiesLowered == loweredBefore) { // no effect outside: for its errors
+    BodySpec none;
+    none.kind = TargetKind::None;
+    none.index = indexVar(arena, lc);
+    lowerLoopBody(lc, none, env);
+  }
+  if (lc.hasReturn && out.vars.count(done) && out.vars.at(done)) {
+    // the loop returned (flag 2): so does the function, or the loop around
+    Expr *flag = mkVar(out.vars.at(done), loc);
+    Expr *value = returnsVoid ? nullptr : mkVar(out.vars.at(returned), loc);
+    Expr *ret = returnValue(value, out, loc);
+    Expr *rest = lowerSeq(next, std::move(out), tail);
+    return wrapInLets(pre, wrapInLets(post, mkIf(mkPrim2(P_EQ, flag, mkInt(2, loc), loc),
+                                                 ret, rest, loc)));
+  }
+  return wrapInLets(pre, wrapInLets(post, lowerSeq(next, std::move(out), tail)));
 }
 
 } // namespace lowering_detail

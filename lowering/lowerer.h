@@ -147,6 +147,9 @@ struct Tail {
   const std::vector<Place> *joined;
   SourceLocation end;
   bool tuple = false; // the value is a tuple even of one place (fold state)
+  // the end of a while or do body: the value is (tuple go state), go being
+  // the loop's condition evaluated after the body (0 when leaving it)
+  const CExpr *whileCond = nullptr;
 };
 
 // `let var = value` waiting for its body.
@@ -164,9 +167,15 @@ struct Poison {
 
 // ---------------------------------------------------------------- loops
 
-// `for (init; counter CMP hi; step)`, validated.
+// `for (init; counter CMP hi; step)`, validated; or a `while` or `do`
+// loop, whose counter is one chad makes (the IR loop's index, which the
+// source cannot name).
 struct LoopHeader {
-  const ForStmt *stmt = nullptr;
+  const ForStmt *stmt = nullptr; // null for while and do
+  const Stmt *body = nullptr;
+  SourceLocation kw;                  // the `for`, `while` or `do`
+  const CExpr *whileCond = nullptr;   // while and do: the condition
+  bool isDo = false;                  // do: the body runs before the test
   const VarDecl *counter = nullptr;
   bool declaredInInit = false;
   const CExpr *lo = nullptr; // null: the counter's value before the loop
@@ -272,6 +281,7 @@ struct LoopScan {
   std::vector<ArrayRead> reads;
   std::set<const VarDecl *> written;  // every decl written in the loop
   std::set<const VarDecl *> declared; // every decl declared in the loop
+  int inWhile = 0; // while and do loops around the statement being scanned
 };
 
 // How a subscript resolves in the current loop context.
@@ -344,7 +354,9 @@ public:
   // statements
   Expr *lowerSeq(const Rest *rest, Env env, const Tail &tail);
   Expr *lowerStmt(const Stmt *s, const Rest *next, Env env, const Tail &tail);
-  Expr *finish(const Env &env, const Tail &tail);
+  // leaving: the end of a loop body by break or return (a while's go is 0)
+  Expr *finish(const Env &env, const Tail &tail, bool leaving = false);
+  Expr *joinedValues(const Env &env, const Tail &tail);
   Expr *lowerDeclStmt(const clang::DeclStmt *s, const Rest *next, Env env,
                       const Tail &tail);
   void checkLocalVariable(const VarDecl *v);
@@ -453,6 +465,8 @@ public:
   // ---- lower_loops.cpp
   Expr *lowerFor(const ForStmt *s, const Rest *next, Env env,
                  const Tail &tail);
+  Expr *lowerWhile(const Stmt *s, const Rest *next, Env env, const Tail &tail);
+  LoopHeader whileHeader(const Stmt *s);
   LoopHeader parseHeader(const ForStmt *s, const Env *env);
   Bounds lowerBounds(const LoopHeader &h, const Env &env,
                      std::vector<Binding> &pre);

@@ -21,11 +21,3 @@ double g(const double *a, int n) {
   }
   return s * i;
 }
-
-__attribute__((differentiable))
-double h(const double *a, int n) {
-  double s = 0;
-  while (s < n) // expect-error: cannot differentiate 'h': 'while' loops are not supported yet (only 'for' loops with an integer counter)
-    s += a[0];
-  return s;
-}

@@ -1,6 +1,10 @@
+/* 'while' loops are accepted (tests/e2e/while_loops.c) when only scalars
+   change in them; a while loop that writes an array is not yet. */
 __attribute__((differentiable))
-double f(double x) {
-  while (x > 1) // expect-error: cannot differentiate 'f': 'while' loops are not supported yet
-    x /= 2;
-  return x;
+void f(const double *a, double *y, int n) {
+  int i = 0;
+  while (i < n) {
+    y[i] = a[i] * 2; // expect-error: cannot differentiate 'f': a 'while' or 'do' loop writes array 'y'; not supported yet (only scalars may change in such loops)
+    i++;
+  }
 }

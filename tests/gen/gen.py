@@ -60,7 +60,8 @@ class X:
 
 class S:
     """A statement: kind 'raw' (fmt with expression children), 'if' (cond,
-    then, else lists) or 'for' (header, body list).  fixed: never dropped."""
+    then, else lists), 'for' (header, body list: also while loops) or 'do'
+    (condition, body list).  fixed: never dropped."""
 
     def __init__(self, prog, kind, fmt="", exprs=(), body=None, els=None, fixed=False):
         self.id = prog.newid()
@@ -121,6 +122,11 @@ def rs(s, T, st, instr, ind, out):
         for b in s.body:
             rs(b, T, st, instr, ind + 1, out)
         out.append(pad + "}")
+    elif s.kind == "do":  # fmt: the condition
+        out.append(pad + "do {")
+        for b in s.body:
+            rs(b, T, st, instr, ind + 1, out)
+        out.append(pad + "} while (%s);" % s.fmt)
 
 
 # ---------------------------------------------------------------------------
@@ -467,7 +473,7 @@ class Gen:
 
         lc = c.sub(reads=c.reads + reads_at(i), ints=c.ints + [i])
         forms = ["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2",
-                 "skip", "brk"]
+                 "skip", "brk", "while", "dowhile", "wbrk"]
         if fn.ret and not fn.out:
             forms.append("ret")
         form = r.choice(forms)
@@ -492,6 +498,24 @@ class Gen:
             add = S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])
             body = [jump, add] if form == "skip" else [add, jump]
             out.append(S(self, "for", hdr, body=body))
+        elif form in ("while", "dowhile", "wbrk"):
+            # while and do loops: the counter lives outside the loop and is
+            # stepped at the end of the body (never dropped by the reducer);
+            # wbrk leaves an endless loop by break, its condition a kink
+            out.append(S(self, "raw", fn.ity + " %s = 0;" % i, fixed=True))
+            out.append(S(self, "raw", "@T %s = #0.0;" % v))
+            add = S(self, "raw", "%s = %s * #0.75 + {0};" % (v, v), [self.expr(lc, 2)])
+            step = S(self, "raw", "%s++;" % i, fixed=True)
+            if form == "while":
+                out.append(S(self, "for", "while (%s < n)" % i, body=[add, step]))
+            elif form == "dowhile":
+                out.append(S(self, "do", "%s < n" % i, body=[add, step]))
+            else:
+                fn.kinks += 1
+                stop = S(self, "raw", "if (%s >= n) break;" % i, fixed=True)
+                jump = S(self, "if", exprs=[self.cond(lc, 0)],
+                         body=[S(self, "raw", "break;", fixed=True)])
+                out.append(S(self, "for", "while (1)", body=[stop, add, jump, step]))
         elif form in ("sum", "ifsum", "step2"):
             out.append(S(self, "raw", "@T %s = #0.0;" % v))
             if form == "sum":

@@ -117,7 +117,7 @@ static bool same_expr(VarPairs *p, const Expr *x, const Expr *y) {
     if (!same_expr(p, x->args[i], y->args[i]))
       return false;
   if (x->kind == E_LET || expr_is_loop(x)) {
-    int nb = x->kind == E_FOLD || x->kind == E_FOLDSAVE ? 2 : 1;
+    int nb = expr_binds_state(x) ? 2 : 1;
     const Var *xs[2] = {x->var, x->var2}, *ys[2] = {y->var, y->var2};
     for (int i = 0; i < nb; i++) {
       if (!xs[i] || !ys[i] || strcmp(xs[i]->name, ys[i]->name) || p->n == 4096)
@@ -210,7 +210,7 @@ static void test_corpus_covers_forms(void) {
       "(lvcat ", "(lhcat ", "(lplus ",   "(ltrans ",     "(lapply ", "(lcall ",
       "(index ", "(len ",   "(build ",   "(sum ",        "(fold ",   "(fold-save ",
       "(scatter ", "(accum ", "(alloc ", "(array ",      " out)",    "(def-static ",
-      "(table ",
+      "(table ",   "(while ", "(while-save ",
   };
   enum { NFORMS = sizeof forms / sizeof *forms };
   int n;
