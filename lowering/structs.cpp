@@ -178,7 +178,7 @@ void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
     std::string fname = "field '" + named.path() + "'";
     QualType t = f->getType();
     if (f->isBitField())
-      fail(f->getLocation(), owner + ": bit-field " + fname +
+      fail(f->getLocation(), owner + ": bit-field '" + named.path() + "'" +
                                  " is not supported");
     if (f->isAnonymousStructOrUnion())
       fail(f->getLocation(), owner + ": anonymous struct or union member "
