@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include "lowering/differentiable.h"
+#include "lowering/structs.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Type.h"
@@ -1300,6 +1301,8 @@ Expr *Lowerer::lowerMathCall(const CallExpr *c, const MathFunction &m,
 
 LoweredFunction lowerFunction(const clang::FunctionDecl *fd, Arena *arena,
                               SourceLocs &locs) {
+  if (usesStructs(fd))
+    return lowerFlattened(fd, arena, locs);
   return lowering_detail::Lowerer(fd, arena, locs).run();
 }
 

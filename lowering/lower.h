@@ -76,6 +76,12 @@ struct LoweredFunction {
   Expr *body = nullptr;           // non-null when the whole function lowered
   std::vector<CalleeUse> callees; // distinct, in order of first call
   std::optional<LowerError> error;
+  // A function that takes or returns structs (structs.h) is lowered as the
+  // flat function `sig.name`, whose derivatives are static: these are the C
+  // text of f_fwd/f_rev with the struct signature of DESIGN.md section 1
+  // (prototypes, and definitions that call the flat derivatives). Empty for
+  // every other function.
+  std::string wrapperPrototypes, wrapperDefinitions;
 };
 
 LoweredFunction lowerFunction(const clang::FunctionDecl *fd, Arena *arena,

@@ -64,6 +64,11 @@ private:
     std::vector<CalleeUse> callees;
     Status status = Status::Failed;
     std::string prototypes; // for the dump
+    // A function with structs (lowering/structs.h): f_fwd/f_rev wrap the
+    // derivatives of the static flat function `func`; their definitions
+    // follow its, and f's own linkage decides the header.
+    std::string wrappers;
+    bool isStatic = false;
   };
 
 public:

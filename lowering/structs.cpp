@@ -1,0 +1,1270 @@
+// structs.cpp: see structs.h.
+//
+// How a body is flattened. Every struct variable (a parameter by value or by
+// pointer, a local, the result) has leaves, one per scalar or array field,
+// nested structs included, each a VarDecl made here: a parameter leaf is a
+// ParmVarDecl of the flat function, a local leaf a local VarDecl. The body's
+// nodes that involve structs are then replaced *in place* by nodes over the
+// leaves: `s.in.x` and `p->x` by a reference to the leaf (`x[0]` when the
+// leaf is a written field reached through a pointer: an output array of
+// length 1), a whole assignment or initialisation by one assignment per
+// leaf (element by element for arrays), `return s` by writes of the result's
+// output leaves, a call passing structs by a call of the callee's flat
+// function with the leaves. The ordinary lowering (lower.cpp) then lowers
+// the flat function, and every replaced pointer is put back: the AST clang
+// compiles is the user's. Replacing in place, rather than copying the body,
+// keeps every node that has nothing to do with structs as it is.
+//
+// Leaf classes follow from the struct variable and from what the body does
+// (a scan before any leaf is made): a floating scalar field is an active
+// scalar, or an output of length 1 when written through a pointer; an
+// integer field is inactive; an array field or a pointer field is an input
+// array, or an output array when the body writes its elements.
+#include "lowering/structs.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "lowering/differentiable.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+namespace chad {
+namespace {
+
+using namespace clang;
+// ir/ir.h has an Expr and a Type too: here they are clang's.
+using Expr = clang::Expr;
+using Type = clang::Type;
+
+// Thrown at the first unsupported struct construct; caught in
+// lowerFlattened only.
+struct StructError {
+  SourceLocation loc;
+  std::string what;
+};
+
+[[noreturn]] void fail(SourceLocation loc, std::string what) {
+  throw StructError{loc, std::move(what)};
+}
+
+enum class LeafKind {
+  Float,   // double or float scalar field: active
+  Int,     // integer, enum or _Bool scalar field: inactive
+  Array,   // fixed-size array of scalars, `double v[3]`
+  Pointer, // pointer to double, float or integers, `double *w`
+};
+
+struct Leaf {
+  std::vector<const FieldDecl *> fields; // the path from the struct
+  LeafKind kind = LeafKind::Float;
+  QualType elem;           // the scalar type (of the elements for arrays)
+  bool constElems = false; // a pointer field to const data
+  long long size = 0;      // Array: number of elements
+  bool written = false;    // the body writes it (its elements for arrays)
+  VarDecl *decl = nullptr; // the leaf in the flat function
+  bool outScalar = false;  // decl is a `T *` of one element: `decl[0]`
+  std::string path() const { // C access from the struct: "in.x"
+    std::string s;
+    for (const FieldDecl *f : fields)
+      s += (s.empty() ? "" : ".") + f->getNameAsString();
+    return s;
+  }
+  bool active() const {
+    return elem->isRealFloatingType() && kind != LeafKind::Int;
+  }
+};
+
+enum class StructRole {
+  ByValue,   // a `struct S s` parameter
+  ByPointer, // a `struct S *p` or `const struct S *p` parameter
+  Local,     // a local `struct S t`
+  Result,    // the function's struct result
+};
+
+struct StructVar {
+  const VarDecl *var = nullptr; // null for the result
+  std::string name;             // C name (for leaf names and wrappers)
+  QualType type;                // the struct type as written (typedef kept)
+  StructRole role = StructRole::ByValue;
+  bool constData = false; // `const struct S *p`
+  std::vector<Leaf> leaves;
+  bool active() const {
+    for (const Leaf &l : leaves)
+      if (l.active())
+        return true;
+    return false;
+  }
+};
+
+// One parameter of f: an ordinary one (kept as it is), or a struct.
+struct FlatParam {
+  const ParmVarDecl *parm = nullptr;
+  int structIndex = -1; // into FlatSig::structs, or -1
+};
+
+// What callers and the wrappers need of a flattened function.
+struct FlatSig {
+  const FunctionDecl *orig = nullptr;
+  FunctionDecl *flat = nullptr;
+  std::vector<FlatParam> params;
+  std::vector<std::unique_ptr<StructVar>> structs; // parameters
+  std::unique_ptr<StructVar> result;               // a struct result
+  bool complete = false; // leaves made (false while being made)
+};
+
+// Per translation unit (clang runs one per plugin process): keyed by
+// canonical declaration.
+std::map<const FunctionDecl *, std::unique_ptr<FlatSig>> flatSigs;
+std::map<const FunctionDecl *, const FunctionDecl *> flatToOrig;
+
+const RecordType *recordOf(QualType t) {
+  return t.getCanonicalType()->getAs<RecordType>();
+}
+
+const RecordType *pointeeRecord(QualType t) {
+  if (const auto *p = t.getCanonicalType()->getAs<PointerType>())
+    return recordOf(p->getPointeeType());
+  return nullptr;
+}
+
+bool isScalarFloat(QualType t) {
+  const auto *b = dyn_cast<BuiltinType>(t.getCanonicalType().getTypePtr());
+  return b && (b->getKind() == BuiltinType::Double ||
+               b->getKind() == BuiltinType::Float);
+}
+
+bool isScalarInt(QualType t) {
+  QualType c = t.getCanonicalType();
+  if (c->isBitIntType())
+    return false;
+  if (const auto *b = dyn_cast<BuiltinType>(c.getTypePtr()))
+    if (b->getKind() == BuiltinType::Int128 ||
+        b->getKind() == BuiltinType::UInt128)
+      return false;
+  return c->isIntegerType(); // enums and _Bool included
+}
+
+bool isScalar(QualType t) { return isScalarFloat(t) || isScalarInt(t); }
+
+std::string typeName(QualType t, const ASTContext &ctx) {
+  PrintingPolicy pp(ctx.getLangOpts());
+  return t.getAsString(pp);
+}
+
+// The leaves of record `r`, depth first in field order, or an error that
+// names the field and what is wrong with it.
+void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
+                   std::vector<Leaf> &out, const ASTContext &ctx,
+                   SourceLocation at, const std::string &owner) {
+  if (r->isUnion())
+    fail(at, owner + ": union '" + r->getNameAsString() +
+                 "' is not supported");
+  if (!r->getDefinition())
+    fail(at, owner + ": struct '" + r->getNameAsString() +
+                 "' is incomplete here");
+  for (const FieldDecl *f : r->getDefinition()->fields()) {
+    path.push_back(f);
+    Leaf named;
+    named.fields = path;
+    std::string fname = "field '" + named.path() + "'";
+    QualType t = f->getType();
+    if (f->isBitField())
+      fail(f->getLocation(), owner + ": bit-field '" + named.path() + "'" +
+                                 " is not supported");
+    if (f->isAnonymousStructOrUnion())
+      fail(f->getLocation(), owner + ": anonymous struct or union member "
+                                     "is not supported");
+    Leaf l;
+    l.fields = path;
+    if (isScalarFloat(t) || isScalarInt(t)) {
+      l.kind = isScalarFloat(t) ? LeafKind::Float : LeafKind::Int;
+      l.elem = t.getUnqualifiedType();
+      out.push_back(l);
+    } else if (const RecordType *rt = recordOf(t)) {
+      collectLeaves(rt->getDecl(), path, out, ctx, f->getLocation(), owner);
+    } else if (const auto *at = ctx.getAsConstantArrayType(t)) {
+      QualType e = at->getElementType();
+      if (recordOf(e))
+        fail(f->getLocation(), owner + ": " + fname + " is an array of "
+                                       "structs; not supported");
+      if (!isScalar(e))
+        fail(f->getLocation(), owner + ": " + fname + " has type '" +
+                                   typeName(t, ctx) +
+                                   "'; only arrays of scalars are supported");
+      l.kind = LeafKind::Array;
+      l.elem = e.getUnqualifiedType();
+      l.size = (long long)at->getSize().getZExtValue();
+      out.push_back(l);
+    } else if (t->isArrayType()) {
+      fail(f->getLocation(), owner + ": " + fname + " is a flexible array "
+                                     "member; not supported");
+    } else if (const auto *pt = t.getCanonicalType()->getAs<PointerType>()) {
+      QualType e = pt->getPointeeType();
+      if (!isScalar(e) || e->isBooleanType())
+        fail(f->getLocation(), owner + ": " + fname + " has type '" +
+                                   typeName(t, ctx) +
+                                   "'; only pointers to double, float or "
+                                   "integers are supported in structs");
+      l.kind = LeafKind::Pointer;
+      l.elem = e.getUnqualifiedType();
+      l.constElems = e.isConstQualified();
+      out.push_back(l);
+    } else {
+      fail(f->getLocation(), owner + ": " + fname + " has type '" +
+                                 typeName(t, ctx) + "', which is not "
+                                 "supported in a struct");
+    }
+    path.pop_back();
+  }
+}
+
+// A struct-valued lvalue resolved: the struct variable and the path of
+// fields into it (empty: the whole variable).
+struct StructRef {
+  StructVar *sv = nullptr;
+  std::vector<const FieldDecl *> fields;
+};
+
+class Flattener {
+public:
+  Flattener(const FunctionDecl *fd) : fd(fd), ctx(fd->getASTContext()) {}
+  ~Flattener() { restore(); }
+
+  FlatSig &signature(const FunctionDecl *f);
+  void flattenBody(FlatSig &sig);
+  void restore();
+  static std::string wrappers(const FlatSig &sig, bool prototypesOnly);
+
+private:
+  const FunctionDecl *fd;
+  ASTContext &ctx;
+  std::vector<std::function<void()>> undo;
+  std::map<const VarDecl *, StructVar *> vars; // struct variables in f
+  std::vector<std::unique_ptr<StructVar>> locals;
+  StructVar *result = nullptr;
+  std::string fname;
+
+  // signature
+  void scanWrites(const Stmt *s, FlatSig &sig);
+  void markWritten(const Expr *target, FlatSig &sig);
+  StructVar *varOf(const FlatSig &sig, const VarDecl *v);
+  bool resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
+               std::vector<const FieldDecl *> &fields, bool &viaPointer);
+
+  // body
+  bool resolveRef(const Expr *e, StructRef &r);
+  Leaf *leafAt(const StructRef &r);
+  std::vector<Leaf *> leavesUnder(const StructRef &r);
+  void walk(Stmt *&slot, bool statement);
+  void walkChildren(Stmt *s, bool statements);
+  void replace(Stmt *&slot, Stmt *with) {
+    Stmt **at = &slot;
+    Stmt *old = slot;
+    undo.push_back([at, old] { *at = old; });
+    slot = with;
+  }
+  Stmt *declareLocals(DeclStmt *d);
+  Stmt *assignWhole(const Expr *dst, const Expr *src, SourceLocation loc);
+  void assignLeaves(const StructRef &dst, const Expr *src,
+                    std::vector<Stmt *> &out, SourceLocation loc);
+  Stmt *returnStruct(ReturnStmt *r);
+  Expr *flatCall(CallExpr *c);
+  Expr *leafLvalue(Leaf *l, SourceLocation loc);
+  Expr *elementLvalue(Leaf *l, long long k, SourceLocation loc);
+  Expr *arrayArg(Leaf *l, SourceLocation loc);
+
+  // node builders
+  Expr *ref(VarDecl *d, SourceLocation loc) {
+    return DeclRefExpr::Create(ctx, NestedNameSpecifierLoc(), SourceLocation(),
+                               d, false, loc, d->getType(), VK_LValue);
+  }
+  Expr *rvalue(Expr *lv) {
+    return ImplicitCastExpr::Create(ctx, lv->getType().getUnqualifiedType(),
+                                    CK_LValueToRValue, lv, nullptr, VK_PRValue,
+                                    FPOptionsOverride());
+  }
+  Expr *lit(long long v, SourceLocation loc) {
+    return IntegerLiteral::Create(ctx, llvm::APInt(32, (uint64_t)v, true),
+                                  ctx.IntTy, loc);
+  }
+  Expr *zero(QualType t, SourceLocation loc) {
+    if (isScalarFloat(t)) {
+      bool f32 = ctx.hasSameUnqualifiedType(t, ctx.FloatTy);
+      return FloatingLiteral::Create(ctx, f32 ? llvm::APFloat(0.0f)
+                                              : llvm::APFloat(0.0),
+                                     true, t.getUnqualifiedType(), loc);
+    }
+    Expr *z = lit(0, loc);
+    if (ctx.hasSameUnqualifiedType(t, ctx.IntTy))
+      return z;
+    return ImplicitCastExpr::Create(ctx, t.getUnqualifiedType(),
+                                    CK_IntegralCast, z, nullptr, VK_PRValue,
+                                    FPOptionsOverride());
+  }
+  Expr *assign(Expr *lhs, Expr *rhs, SourceLocation loc) {
+    return BinaryOperator::Create(ctx, lhs, rhs, BO_Assign,
+                                  lhs->getType().getUnqualifiedType(),
+                                  VK_PRValue, OK_Ordinary, loc,
+                                  FPOptionsOverride());
+  }
+  Stmt *block(std::vector<Stmt *> stmts, SourceLocation loc) {
+#if CLANG_VERSION_MAJOR >= 15
+    return CompoundStmt::Create(ctx, stmts, FPOptionsOverride(), loc, loc);
+#else
+    return CompoundStmt::Create(ctx, stmts, loc, loc);
+#endif
+  }
+  std::string text(const Stmt *s) {
+    const SourceManager &sm = ctx.getSourceManager();
+    CharSourceRange r = sm.getExpansionRange(s->getSourceRange());
+    std::string t = Lexer::getSourceText(r, sm, ctx.getLangOpts()).str();
+    if (t.size() > 40)
+      t = t.substr(0, 37) + "...";
+    return t;
+  }
+};
+
+// ------------------------------------------------------------ signature
+
+// The struct variable a parameter or local declaration stands for.
+StructVar *Flattener::varOf(const FlatSig &sig, const VarDecl *v) {
+  for (size_t i = 0; i < sig.params.size(); i++)
+    if (sig.params[i].parm == v && sig.params[i].structIndex >= 0)
+      return sig.structs[sig.params[i].structIndex].get();
+  auto it = vars.find(v);
+  return it == vars.end() ? nullptr : it->second;
+}
+
+// `s.a.b`, `p->a`, `(*p).a`, `s`, `*p`: the struct variable and the fields.
+// False when `e` is not rooted at a struct variable of f (a call's result,
+// an array of structs...).
+bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
+                        std::vector<const FieldDecl *> &fields,
+                        bool &viaPointer) {
+  e = e->IgnoreParens();
+  if (const auto *m = dyn_cast<MemberExpr>(e)) {
+    const auto *f = dyn_cast<FieldDecl>(m->getMemberDecl());
+    if (!f || !resolve(m->getBase(), sig, sv, fields, viaPointer))
+      return false;
+    fields.push_back(f);
+    return true;
+  }
+  if (const auto *c = dyn_cast<ImplicitCastExpr>(e)) // p in p->a
+    if (c->getCastKind() == CK_LValueToRValue)
+      e = c->getSubExpr()->IgnoreParens();
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Deref)
+    e = u->getSubExpr()->IgnoreParenImpCasts();
+  const auto *d = dyn_cast<DeclRefExpr>(e);
+  const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+  sv = v ? varOf(sig, v) : nullptr;
+  if (!sv)
+    return false;
+  viaPointer = sv->role == StructRole::ByPointer;
+  return true;
+}
+
+void Flattener::markWritten(const Expr *target, FlatSig &sig) {
+  const Expr *e = target->IgnoreParenImpCasts();
+  bool element = false;
+  while (const auto *s = dyn_cast<ArraySubscriptExpr>(e)) {
+    e = s->getBase()->IgnoreParenImpCasts();
+    element = true;
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Deref &&
+      isa<MemberExpr>(u->getSubExpr()->IgnoreParenImpCasts())) {
+    e = u->getSubExpr()->IgnoreParenImpCasts(); // *p->w = ...
+    element = true;
+  }
+  StructVar *sv = nullptr;
+  std::vector<const FieldDecl *> fields;
+  bool viaPointer = false;
+  if (!resolve(e, sig, sv, fields, viaPointer))
+    return;
+  for (Leaf &l : sv->leaves)
+    if (l.kind == LeafKind::Pointer && !element && l.fields == fields &&
+        sv->role != StructRole::Local)
+      fail(target->getBeginLoc(),
+           "pointer field '" + l.path() + "' of '" + sv->name +
+               "' is assigned; a pointer field may only be read through");
+  for (Leaf &l : sv->leaves)
+    if (l.fields.size() >= fields.size() &&
+        std::equal(fields.begin(), fields.end(), l.fields.begin()))
+      l.written = true;
+}
+
+// Marks the leaves the body writes: assignment targets, ++/--, and leaves
+// passed to a differentiable callee for a parameter it writes.
+void Flattener::scanWrites(const Stmt *s, FlatSig &sig) {
+  if (!s)
+    return;
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+    markWritten(b->getLHS(), sig);
+  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
+    markWritten(u->getSubExpr(), sig);
+  if (const auto *c = dyn_cast<CallExpr>(s)) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    if (callee && isDifferentiable(callee) &&
+        callee->getCanonicalDecl() != sig.orig->getCanonicalDecl()) {
+      const FunctionDecl *def = callee->getDefinition();
+      for (unsigned i = 0; i < c->getNumArgs() && i < callee->getNumParams(); i++) {
+        QualType pt = callee->getParamDecl(i)->getType();
+        const Expr *a = c->getArg(i)->IgnoreParenImpCasts();
+        if (const auto *u = dyn_cast<UnaryOperator>(a); u && u->getOpcode() == UO_AddrOf)
+          a = u->getSubExpr();
+        if (pointeeRecord(pt) && def && usesStructs(def)) {
+          // the callee's written leaves, mapped onto the argument's
+          FlatSig &cs = signature(def);
+          const StructVar *p = nullptr;
+          for (const FlatParam &fp : cs.params)
+            if (fp.parm == def->getParamDecl(i) && fp.structIndex >= 0)
+              p = cs.structs[fp.structIndex].get();
+          StructVar *sv = nullptr;
+          std::vector<const FieldDecl *> fields;
+          bool viaPointer = false;
+          if (p && resolve(a, sig, sv, fields, viaPointer))
+            for (const Leaf &cl : p->leaves)
+              if (cl.written)
+                for (Leaf &l : sv->leaves)
+                  if (l.fields.size() == fields.size() + cl.fields.size() &&
+                      std::equal(fields.begin(), fields.end(), l.fields.begin()))
+                    l.written = l.written ||
+                                std::equal(cl.fields.begin(), cl.fields.end(),
+                                           l.fields.begin() + fields.size(),
+                                           [](const FieldDecl *x, const FieldDecl *y) {
+                                             return x->getFieldIndex() == y->getFieldIndex();
+                                           });
+        } else if (const auto *ptr = pt.getCanonicalType()->getAs<PointerType>();
+                   ptr && !ptr->getPointeeType().isConstQualified()) {
+          markWritten(a, sig);
+        }
+      }
+    }
+  }
+  for (const Stmt *c : s->children())
+    scanWrites(c, sig);
+}
+
+FlatSig &Flattener::signature(const FunctionDecl *f) {
+  const FunctionDecl *key = f->getCanonicalDecl();
+  auto it = flatSigs.find(key);
+  if (it != flatSigs.end())
+    return *it->second;
+  auto owned = std::make_unique<FlatSig>();
+  FlatSig &sig = *owned;
+  flatSigs[key] = std::move(owned);
+  sig.orig = f;
+  std::string name = f->getNameAsString();
+  try {
+    for (const ParmVarDecl *p : f->parameters()) {
+      FlatParam fp;
+      fp.parm = p;
+      QualType t = p->getType();
+      const RecordType *byValue = recordOf(t);
+      const RecordType *byPointer = byValue ? nullptr : pointeeRecord(t);
+      if (byValue || byPointer) {
+        const RecordType *rt = byValue ? byValue : byPointer;
+        if (rt->getDecl()->getName().empty() &&
+            !(byValue ? t : t->getPointeeType())->getAs<TypedefType>())
+          fail(p->getLocation(), "parameter '" + p->getNameAsString() +
+                                     "' has an anonymous struct type without "
+                                     "a typedef; its shadow cannot be named");
+        if (isMarkedInactive(p))
+          fail(p->getLocation(), "parameter '" + p->getNameAsString() +
+                                     "' is a struct marked inactive; not "
+                                     "supported");
+        auto sv = std::make_unique<StructVar>();
+        sv->var = p;
+        sv->name = p->getNameAsString();
+        sv->role = byValue ? StructRole::ByValue : StructRole::ByPointer;
+        sv->type = byValue ? t : t->getPointeeType().getUnqualifiedType();
+        sv->constData = byPointer && t->getPointeeType().isConstQualified();
+        std::vector<const FieldDecl *> path;
+        collectLeaves(rt->getDecl(), path, sv->leaves, f->getASTContext(),
+                      p->getLocation(),
+                      "parameter '" + sv->name + "'");
+        fp.structIndex = (int)sig.structs.size();
+        sig.structs.push_back(std::move(sv));
+      }
+      sig.params.push_back(fp);
+    }
+    QualType ret = f->getReturnType();
+    if (const RecordType *rt = recordOf(ret)) {
+      SourceLocation rl = f->getReturnTypeSourceRange().getBegin();
+      if (rl.isInvalid())
+        rl = f->getLocation();
+      if (rt->getDecl()->getName().empty() && !ret->getAs<TypedefType>())
+        fail(rl, "the result has an anonymous struct type without a "
+                 "typedef; its shadow cannot be named");
+      sig.result = std::make_unique<StructVar>();
+      sig.result->name = "ret";
+      sig.result->role = StructRole::Result;
+      sig.result->type = ret.getUnqualifiedType();
+      std::vector<const FieldDecl *> path;
+      collectLeaves(rt->getDecl(), path, sig.result->leaves, f->getASTContext(),
+                    rl, "the result");
+      for (Leaf &l : sig.result->leaves) {
+        if (l.kind == LeafKind::Int || l.kind == LeafKind::Pointer ||
+            !l.active())
+          fail(rl, "the result's field '" + l.path() + "' is " +
+                       (l.kind == LeafKind::Pointer ? "a pointer" : "an integer") +
+                       "; a returned struct may only hold floating scalars "
+                       "and arrays");
+        l.written = true;
+      }
+      if (sig.result->leaves.empty())
+        fail(rl, "the returned struct has no fields");
+    }
+    if (const FunctionDecl *def = f->getDefinition())
+      scanWrites(def->getBody(), sig);
+  } catch (...) {
+    flatSigs.erase(key);
+    throw;
+  }
+
+  // The leaves' declarations and the flat function.
+  ASTContext &c = f->getASTContext();
+  std::string flatName = "chad__flat_" + name;
+  std::vector<ParmVarDecl *> flatParams;
+  std::vector<QualType> types;
+  auto leafParm = [&](StructVar &sv, Leaf &l) {
+    QualType t;
+    if (l.kind == LeafKind::Float || l.kind == LeafKind::Int) {
+      l.outScalar = sv.role != StructRole::ByValue && l.written;
+      if (l.outScalar && l.kind == LeafKind::Int)
+        fail(sv.var ? sv.var->getLocation() : f->getLocation(),
+             "integer field '" + l.path() + "' of '" + sv.name +
+                 "' is written through a pointer; not supported");
+      t = l.outScalar ? c.getPointerType(l.elem) : l.elem;
+    } else {
+      bool out = l.written && l.elem->isRealFloatingType();
+      if (l.written && !l.elem->isRealFloatingType())
+        fail(sv.var ? sv.var->getLocation() : f->getLocation(),
+             "integer array field '" + l.path() + "' of '" + sv.name +
+                 "' is written; not supported");
+      if (out && l.kind == LeafKind::Array && sv.role == StructRole::ByValue)
+        fail(sv.var->getLocation(),
+             "array field '" + l.path() + "' of '" + sv.name +
+                 "', a struct passed by value, is written (a write into "
+                 "the copy); not supported");
+      if (out && sv.constData && l.kind == LeafKind::Array)
+        fail(sv.var->getLocation(), "array field '" + l.path() +
+                                        "' of const '" + sv.name +
+                                        "' is written");
+      t = c.getPointerType(out ? l.elem : l.elem.withConst());
+    }
+    std::string leafName = sv.name;
+    for (const FieldDecl *fl : l.fields)
+      leafName += "_" + fl->getNameAsString();
+    SourceLocation loc = sv.var ? sv.var->getLocation() : f->getLocation();
+    auto *pd = ParmVarDecl::Create(c, const_cast<FunctionDecl *>(f)->getDeclContext(),
+                                   loc, loc, &c.Idents.get(leafName), t,
+                                   c.getTrivialTypeSourceInfo(t, loc), SC_None,
+                                   nullptr);
+    l.decl = pd;
+    flatParams.push_back(pd);
+    types.push_back(t);
+  };
+  for (FlatParam &fp : sig.params) {
+    if (fp.structIndex < 0) {
+      flatParams.push_back(const_cast<ParmVarDecl *>(fp.parm));
+      types.push_back(fp.parm->getType());
+      continue;
+    }
+    StructVar &sv = *sig.structs[fp.structIndex];
+    for (Leaf &l : sv.leaves)
+      leafParm(sv, l);
+  }
+  if (sig.result)
+    for (Leaf &l : sig.result->leaves)
+      leafParm(*sig.result, l);
+  QualType ret = sig.result ? c.VoidTy : f->getReturnType();
+  FunctionProtoType::ExtProtoInfo epi;
+  QualType fnType = c.getFunctionType(ret, types, epi);
+  FunctionDecl *flat = FunctionDecl::Create(
+      c, const_cast<FunctionDecl *>(f)->getDeclContext(), f->getBeginLoc(),
+      f->getLocation(), DeclarationName(&c.Idents.get(flatName)), fnType,
+      c.getTrivialTypeSourceInfo(fnType, f->getLocation()), SC_Static);
+  for (size_t i = 0; i < flatParams.size(); i++) {
+    if (flatParams[i]->getDeclContext() != f) {
+      flatParams[i]->setDeclContext(flat);
+      flatParams[i]->setScopeInfo(0, (unsigned)i);
+    }
+  }
+  flat->setParams(flatParams);
+  flat->addAttr(AnnotateAttr::CreateImplicit(c, kDifferentiableAnnotation,
+                                             nullptr, 0));
+  sig.flat = flat;
+  flatToOrig[flat] = f->getCanonicalDecl();
+  sig.complete = true;
+  return sig;
+}
+
+// ------------------------------------------------------------------ body
+
+bool Flattener::resolveRef(const Expr *e, StructRef &r) {
+  FlatSig &sig = *flatSigs.at(fd->getCanonicalDecl());
+  bool viaPointer = false;
+  return resolve(e, sig, r.sv, r.fields, viaPointer);
+}
+
+Leaf *Flattener::leafAt(const StructRef &r) {
+  for (Leaf &l : r.sv->leaves)
+    if (l.fields == r.fields)
+      return &l;
+  return nullptr;
+}
+
+std::vector<Leaf *> Flattener::leavesUnder(const StructRef &r) {
+  std::vector<Leaf *> out;
+  for (Leaf &l : r.sv->leaves)
+    if (l.fields.size() >= r.fields.size() &&
+        std::equal(r.fields.begin(), r.fields.end(), l.fields.begin()))
+      out.push_back(&l);
+  return out;
+}
+
+// The leaf as C would write it: `s_a`, or `p_a[0]` for an output scalar.
+Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc) {
+  Expr *r = ref(l->decl, loc);
+  if (!l->outScalar)
+    return r;
+  return new (ctx) ArraySubscriptExpr(rvalue(r), lit(0, loc), l->elem,
+                                      VK_LValue, OK_Ordinary, loc);
+}
+
+// The array leaf as a pointer value (a parameter's, or a local array's
+// decay).
+Expr *Flattener::arrayArg(Leaf *l, SourceLocation loc) {
+  Expr *r = ref(l->decl, loc);
+  if (l->decl->getType()->isArrayType())
+    return ImplicitCastExpr::Create(ctx, ctx.getPointerType(l->elem),
+                                    CK_ArrayToPointerDecay, r, nullptr,
+                                    VK_PRValue, FPOptionsOverride());
+  return rvalue(r);
+}
+
+Expr *Flattener::elementLvalue(Leaf *l, long long k, SourceLocation loc) {
+  return new (ctx) ArraySubscriptExpr(arrayArg(l, loc), lit(k, loc), l->elem,
+                                      VK_LValue, OK_Ordinary, loc);
+}
+
+// One assignment per leaf of `dst` from the matching part of `src`: a
+// struct lvalue of the same type, or an initializer list (semantic form:
+// one initializer per field, missing ones implicit zeros).
+void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
+                             std::vector<Stmt *> &out, SourceLocation loc) {
+  std::vector<Leaf *> dl = leavesUnder(dst);
+  src = src ? src->IgnoreParens() : nullptr;
+  if (src)
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(src);
+        c && c->getCastKind() == CK_LValueToRValue)
+      src = c->getSubExpr()->IgnoreParens();
+  if (!src || isa<InitListExpr>(src) || isa<ImplicitValueInitExpr>(src)) {
+    // initializer: walk fields and inits together
+    for (Leaf *l : dl) {
+      const Expr *init = src;
+      for (size_t k = dst.fields.size(); k < l->fields.size() && init; k++) {
+        const auto *il = dyn_cast<InitListExpr>(init->IgnoreParens());
+        if (!il) {
+          if (!isa<ImplicitValueInitExpr>(init))
+            fail(init->getBeginLoc(), "initializer '" + text(init) +
+                                          "' of a struct field is not "
+                                          "supported");
+          init = nullptr;
+          break;
+        }
+        unsigned idx = l->fields[k]->getFieldIndex();
+        init = idx < il->getNumInits() ? il->getInit(idx) : nullptr;
+      }
+      if (init && isa<ImplicitValueInitExpr>(init))
+        init = nullptr;
+      if (l->kind == LeafKind::Pointer)
+        fail(loc, "a local struct with pointer field '" + l->path() +
+                      "' is not supported");
+      if (l->kind == LeafKind::Array) {
+        const auto *il = init ? dyn_cast<InitListExpr>(init->IgnoreParens())
+                              : nullptr;
+        if (init && !il)
+          fail(init->getBeginLoc(), "initializer '" + text(init) +
+                                        "' of array field '" + l->path() +
+                                        "' is not supported");
+        for (long long k = 0; k < l->size; k++) {
+          Expr *v = il && k < (long long)il->getNumInits() &&
+                            !isa<ImplicitValueInitExpr>(il->getInit(k))
+                        ? const_cast<Expr *>(il->getInit(k))
+                        : zero(l->elem, loc);
+          out.push_back(assign(elementLvalue(l, k, loc), v, loc));
+        }
+        continue;
+      }
+      Expr *v = init ? const_cast<Expr *>(init) : zero(l->elem, loc);
+      out.push_back(assign(leafLvalue(l, loc), v, loc));
+    }
+    return;
+  }
+  StructRef from;
+  if (!resolveRef(src, from))
+    fail(src->getBeginLoc(), "struct value '" + text(src) +
+                                 "' is not supported here (only struct "
+                                 "variables, their fields and initializer "
+                                 "lists)");
+  std::vector<Leaf *> sl = leavesUnder(from);
+  if (sl.size() != dl.size())
+    fail(loc, "struct assignment between different layouts");
+  for (size_t i = 0; i < dl.size(); i++) {
+    Leaf *d = dl[i], *s = sl[i];
+    if (d->kind == LeafKind::Pointer || s->kind == LeafKind::Pointer) {
+      if (d->kind == LeafKind::Pointer && d->decl->getType()->isPointerType() &&
+          dst.sv->role != StructRole::Local && dst.sv->role != StructRole::Result)
+        fail(loc, "assigning pointer field '" + d->path() + "' of '" +
+                      dst.sv->name + "' is not supported");
+      fail(loc, "copying a struct with pointer field '" + d->path() +
+                    "' is not supported");
+    }
+    if (d->kind == LeafKind::Array) {
+      for (long long k = 0; k < d->size; k++)
+        out.push_back(assign(elementLvalue(d, k, loc),
+                             rvalue(elementLvalue(s, k, loc)), loc));
+      continue;
+    }
+    out.push_back(assign(leafLvalue(d, loc), rvalue(leafLvalue(s, loc)), loc));
+  }
+}
+
+// `struct S t = init;`: the leaves of t declared, then assigned.
+Stmt *Flattener::declareLocals(DeclStmt *d) {
+  std::vector<Stmt *> out;
+  std::vector<Decl *> leafDecls;
+  SourceLocation loc = d->getBeginLoc();
+  for (Decl *decl : d->decls()) {
+    auto *v = dyn_cast<VarDecl>(decl);
+    if (!v)
+      fail(decl->getLocation(), "declaration is not supported");
+    const RecordType *rt = recordOf(v->getType());
+    if (!rt) {
+      if (pointeeRecord(v->getType()))
+        fail(v->getLocation(), "local pointer to a struct '" +
+                                   v->getNameAsString() + "' is not supported");
+      if (const auto *at = ctx.getAsArrayType(v->getType());
+          at && recordOf(at->getElementType()))
+        fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
+                                   "' is not supported");
+      // an ordinary local among struct ones: keep it, flatten its init
+      if (Expr *init = v->getInit()) {
+        Stmt *slot = init;
+        walk(slot, false);
+        if (slot != init) {
+          undo.push_back([v, init] { v->setInit(init); });
+          v->setInit(cast<Expr>(slot));
+        }
+      }
+      leafDecls.push_back(v);
+      continue;
+    }
+    if (!v->hasLocalStorage())
+      fail(v->getLocation(), "static struct '" + v->getNameAsString() +
+                                 "' is not supported");
+    auto sv = std::make_unique<StructVar>();
+    sv->var = v;
+    sv->name = v->getNameAsString();
+    sv->role = StructRole::Local;
+    sv->type = v->getType();
+    std::vector<const FieldDecl *> path;
+    collectLeaves(rt->getDecl(), path, sv->leaves, ctx, v->getLocation(),
+                  "local '" + sv->name + "'");
+    for (Leaf &l : sv->leaves) {
+      if (l.kind == LeafKind::Pointer)
+        fail(v->getLocation(), "local struct '" + sv->name +
+                                   "' has pointer field '" + l.path() +
+                                   "'; not supported");
+      std::string leafName = sv->name;
+      for (const FieldDecl *fl : l.fields)
+        leafName += "_" + fl->getNameAsString();
+      QualType t = l.kind == LeafKind::Array
+                       ? ctx.getConstantArrayType(l.elem,
+                                                  llvm::APInt(64, l.size),
+                                                  nullptr, ArrayType::Normal, 0)
+                       : l.elem;
+      l.decl = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd),
+                               v->getLocation(), v->getLocation(),
+                               &ctx.Idents.get(leafName), t,
+                               ctx.getTrivialTypeSourceInfo(t), SC_None);
+      leafDecls.push_back(l.decl);
+    }
+    StructVar *raw = sv.get();
+    vars[v] = raw;
+    locals.push_back(std::move(sv));
+    if (const Expr *init = v->getInit()) {
+      if (isa<CallExpr>(init->IgnoreParenImpCasts()))
+        fail(init->getBeginLoc(), "a struct returned by a call ('" +
+                                      text(init) + "') is not supported yet");
+      assignLeaves(StructRef{raw, {}}, init, out, v->getLocation());
+    }
+  }
+  auto *ds = new (ctx) DeclStmt(
+      DeclGroupRef::Create(ctx, leafDecls.data(), leafDecls.size()), loc,
+      d->getEndLoc());
+  std::vector<Stmt *> all{ds};
+  for (Stmt *s : out) {
+    Stmt *slot = s;
+    walkChildren(slot, false); // the initializers may read struct fields
+    all.push_back(slot);
+  }
+  return all.size() == 1 ? (Stmt *)ds : block(all, loc);
+}
+
+Stmt *Flattener::assignWhole(const Expr *dst, const Expr *src,
+                             SourceLocation loc) {
+  StructRef to;
+  if (!resolveRef(dst, to))
+    fail(loc, "assignment to struct '" + text(dst) + "' is not supported");
+  if (to.sv->constData)
+    fail(loc, "assignment to const struct data");
+  if (isa<CallExpr>(src->IgnoreParenImpCasts()))
+    fail(src->getBeginLoc(), "a struct returned by a call ('" + text(src) +
+                                 "') is not supported yet");
+  std::vector<Stmt *> out;
+  assignLeaves(to, src, out, loc);
+  for (Stmt *&s : out)
+    walkChildren(s, false);
+  return block(out, loc);
+}
+
+// `return e;` of a struct: the result's output leaves written, then return.
+Stmt *Flattener::returnStruct(ReturnStmt *r) {
+  SourceLocation loc = r->getBeginLoc();
+  const Expr *v = r->getRetValue();
+  if (isa<CallExpr>(v->IgnoreParenImpCasts()))
+    fail(v->getBeginLoc(), "returning the struct a call returns ('" +
+                               text(v) + "') is not supported yet");
+  std::vector<Stmt *> out;
+  assignLeaves(StructRef{result, {}}, v, out, loc);
+  for (Stmt *&s : out)
+    walkChildren(s, false);
+  out.push_back(ReturnStmt::Create(ctx, loc, nullptr, nullptr));
+  return block(out, loc);
+}
+
+// A call of a differentiable function that takes or returns structs: the
+// same call of its flat function, with the leaves of the struct arguments.
+Expr *Flattener::flatCall(CallExpr *c) {
+  const FunctionDecl *callee = c->getDirectCallee();
+  SourceLocation loc = c->getBeginLoc();
+  std::string name = callee->getNameAsString();
+  const FunctionDecl *def = callee->getDefinition();
+  if (!def)
+    fail(loc, "call to '" + name + "', which takes or returns a struct and "
+                                   "is defined after this function; define "
+                                   "it first");
+  if (recordOf(callee->getReturnType()))
+    fail(loc, "call to '" + name + "', which returns a struct; not "
+                                   "supported yet");
+  FlatSig &cs = signature(def);
+  std::vector<Expr *> args;
+  for (size_t i = 0; i < cs.params.size() && i < c->getNumArgs(); i++) {
+    Expr *a = c->getArg((unsigned)i);
+    const FlatParam &fp = cs.params[i];
+    if (fp.structIndex < 0) {
+      Stmt *slot = a;
+      walk(slot, false);
+      args.push_back(cast<Expr>(slot));
+      continue;
+    }
+    const StructVar &p = *cs.structs[fp.structIndex];
+    const Expr *e = a->IgnoreParenImpCasts();
+    if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+      e = u->getSubExpr();
+    StructRef from;
+    if (!resolveRef(e, from))
+      fail(a->getBeginLoc(), "struct argument '" + text(a) + "' of '" + name +
+                                 "' is not supported (pass a struct "
+                                 "variable, a field of one, or its address)");
+    std::vector<Leaf *> sl = leavesUnder(from);
+    if (sl.size() != p.leaves.size())
+      fail(a->getBeginLoc(), "struct argument of another layout");
+    for (size_t k = 0; k < sl.size(); k++) {
+      const Leaf &pl = p.leaves[k];
+      Leaf *l = sl[k];
+      if (pl.kind == LeafKind::Float || pl.kind == LeafKind::Int) {
+        if (pl.outScalar) {
+          if (!l->outScalar)
+            fail(a->getBeginLoc(), "'" + name + "' writes field '" +
+                                       pl.path() + "' of '" + text(a) +
+                                       "', which this function holds as a "
+                                       "value; not supported");
+          args.push_back(rvalue(ref(l->decl, loc)));
+        } else {
+          args.push_back(rvalue(leafLvalue(l, loc)));
+        }
+      } else {
+        if (l->kind == LeafKind::Float || l->kind == LeafKind::Int)
+          fail(a->getBeginLoc(), "struct argument of another layout");
+        args.push_back(arrayArg(l, loc));
+      }
+    }
+  }
+  Expr *fn = ImplicitCastExpr::Create(
+      ctx, ctx.getPointerType(cs.flat->getType()), CK_FunctionToPointerDecay,
+      DeclRefExpr::Create(ctx, NestedNameSpecifierLoc(), SourceLocation(),
+                          cs.flat, false, loc, cs.flat->getType(), VK_PRValue),
+      nullptr, VK_PRValue, FPOptionsOverride());
+  return CallExpr::Create(ctx, fn, args, c->getType(), VK_PRValue,
+                          c->getRParenLoc(), FPOptionsOverride());
+}
+
+void Flattener::walkChildren(Stmt *s, bool statements) {
+  for (Stmt *&child : s->children())
+    if (child)
+      walk(child, statements);
+}
+
+// Replaces, under `slot`, every node that involves a struct. `statement`:
+// the slot holds a statement (not part of an expression).
+void Flattener::walk(Stmt *&slot, bool statement) {
+  Stmt *s = slot;
+  if (auto *d = dyn_cast<DeclStmt>(s)) {
+    bool anyStruct = false;
+    for (Decl *decl : d->decls())
+      if (auto *v = dyn_cast<VarDecl>(decl)) {
+        QualType t = v->getType();
+        const auto *at = ctx.getAsArrayType(t);
+        anyStruct = anyStruct || recordOf(t) || pointeeRecord(t) ||
+                    (at && recordOf(at->getElementType()));
+      }
+    if (anyStruct) {
+      replace(slot, declareLocals(d));
+      return;
+    }
+    for (Decl *decl : d->decls())
+      if (auto *v = dyn_cast<VarDecl>(decl))
+        if (Expr *init = v->getInit()) {
+          Stmt *tmp = init;
+          walk(tmp, false);
+          if (tmp != init) {
+            undo.push_back([v, init] { v->setInit(init); });
+            v->setInit(cast<Expr>(tmp));
+          }
+        }
+    return;
+  }
+  if (auto *r = dyn_cast<ReturnStmt>(s)) {
+    if (r->getRetValue() && result) {
+      replace(slot, returnStruct(r));
+      return;
+    }
+  }
+  auto *e = dyn_cast<Expr>(s);
+  if (!e) {
+    walkChildren(s, true);
+    return;
+  }
+  if (auto *b = dyn_cast<BinaryOperator>(e);
+      b && b->getOpcode() == BO_Assign && recordOf(b->getType())) {
+    if (!statement)
+      fail(b->getOperatorLoc(), "struct assignment inside an expression is "
+                                "not supported; write it as a statement");
+    replace(slot, assignWhole(b->getLHS(), b->getRHS(), b->getOperatorLoc()));
+    return;
+  }
+  if (auto *c = dyn_cast<ImplicitCastExpr>(e);
+      c && c->getCastKind() == CK_ArrayToPointerDecay) {
+    // `p->v` used as a pointer: the leaf's pointer
+    StructRef r;
+    if (isa<MemberExpr>(c->getSubExpr()->IgnoreParens()) &&
+        resolveRef(c->getSubExpr(), r)) {
+      Leaf *l = leafAt(r);
+      if (!l)
+        fail(c->getBeginLoc(), "array of structs '" + text(c) + "' is not supported");
+      replace(slot, arrayArg(l, c->getBeginLoc()));
+      return;
+    }
+  }
+  if (auto *m = dyn_cast<MemberExpr>(e)) {
+    StructRef r;
+    if (!resolveRef(m, r)) {
+      const Expr *base = m->getBase()->IgnoreParenImpCasts();
+      if (isa<ArraySubscriptExpr>(base))
+        fail(m->getBeginLoc(), "array of structs ('" + text(m) +
+                                   "') is not supported");
+      if (isa<MemberExpr>(base))
+        fail(m->getBeginLoc(), "pointer to a struct in a struct ('" +
+                                   text(m) + "') is not supported");
+      fail(m->getBeginLoc(), "field access '" + text(m) +
+                                 "' is not supported (only fields of struct "
+                                 "parameters and locals)");
+    }
+    Leaf *l = leafAt(r);
+    if (!l)
+      fail(m->getBeginLoc(), "struct value '" + text(m) +
+                                 "' used where only a whole assignment, an "
+                                 "initialisation, a return or an argument "
+                                 "of a differentiable function is supported");
+    if (l->kind == LeafKind::Pointer && !l->decl->getType()->isPointerType())
+      fail(m->getBeginLoc(), "pointer field '" + text(m) + "' is not supported here");
+    replace(slot, leafLvalue(l, m->getExprLoc()));
+    return;
+  }
+  if (auto *c = dyn_cast<CallExpr>(e)) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    bool structs = false;
+    if (callee) {
+      structs = recordOf(callee->getReturnType()) != nullptr;
+      for (const ParmVarDecl *p : callee->parameters())
+        structs = structs || recordOf(p->getType()) || pointeeRecord(p->getType());
+    }
+    if (structs && callee && isDifferentiable(callee)) {
+      replace(slot, flatCall(c));
+      return;
+    }
+    if (structs)
+      fail(c->getBeginLoc(), "call to '" + (callee ? callee->getNameAsString()
+                                                   : std::string("?")) +
+                                 "' with a struct, which is not "
+                                 "differentiable");
+  }
+  if (recordOf(e->getType()) || pointeeRecord(e->getType())) {
+    const Expr *x = e->IgnoreParenImpCasts();
+    if (const auto *u = dyn_cast<UnaryOperator>(x);
+        u && u->getOpcode() == UO_AddrOf)
+      fail(e->getBeginLoc(), "address of a struct '" + text(e) +
+                                 "' used other than as an argument of a "
+                                 "differentiable function");
+    if (isa<ArraySubscriptExpr>(x))
+      fail(e->getBeginLoc(), "array of structs ('" + text(e) +
+                                 "') is not supported");
+    fail(e->getBeginLoc(), "struct value '" + text(e) +
+                               "' used where only a field access, a whole "
+                               "assignment, an initialisation, a return or "
+                               "an argument of a differentiable function is "
+                               "supported");
+  }
+  walkChildren(e, false);
+}
+
+void Flattener::flattenBody(FlatSig &sig) {
+  fname = fd->getNameAsString();
+  if (sig.result)
+    result = sig.result.get();
+  auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
+  if (!body)
+    fail(fd->getLocation(), "unsupported function body");
+  walkChildren(body, true);
+  sig.flat->setBody(body);
+  // Parents are asked during lowering (lower.cpp): of the flattened body.
+  ctx.getParentMapContext().clear();
+}
+
+void Flattener::restore() {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it)
+    (*it)();
+  if (!undo.empty())
+    ctx.getParentMapContext().clear();
+  undo.clear();
+}
+
+// ------------------------------------------------------------- wrappers
+
+// A fresh C name among the parameters.
+std::string freshName(std::set<std::string> &taken, const std::string &base) {
+  std::string n = base;
+  for (int i = 2; taken.count(n); i++)
+    n = base + "_" + std::to_string(i);
+  taken.insert(n);
+  return n;
+}
+
+std::string declare(const std::string &type, const std::string &name) {
+  return type + (type.back() == '*' ? "" : " ") + name;
+}
+
+std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
+  const FunctionDecl *f = sig.orig;
+  const ASTContext &c = f->getASTContext();
+  std::string name = f->getNameAsString();
+  std::string flat = sig.flat->getNameAsString();
+  bool isStatic = !f->isExternallyVisible();
+  std::string linkage = isStatic ? "static __attribute__((unused)) " : "";
+  std::string out;
+  for (int rev = 0; rev < 2; rev++) {
+    std::set<std::string> taken;
+    for (const FlatParam &fp : sig.params)
+      taken.insert(fp.parm->getNameAsString());
+    std::vector<std::string> params, args;
+    for (const FlatParam &fp : sig.params) {
+      const ParmVarDecl *p = fp.parm;
+      std::string pn = p->getNameAsString();
+      QualType t = p->getType();
+      params.push_back(declare(typeName(t, c), pn));
+      if (fp.structIndex < 0) {
+        args.push_back(pn);
+        bool inactive = isMarkedInactive(p);
+        if (inactive)
+          continue;
+        if (isScalarFloat(t)) {
+          std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
+          params.push_back(declare(rev ? typeName(t, c) + " *" : typeName(t, c), sn));
+          args.push_back(sn);
+        } else if (const auto *pt = t.getCanonicalType()->getAs<PointerType>();
+                   pt && isScalarFloat(pt->getPointeeType())) {
+          bool in = pt->getPointeeType().isConstQualified();
+          std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
+          QualType e = pt->getPointeeType().getUnqualifiedType();
+          QualType st = rev ? c.getPointerType(in ? e : e.withConst()) : t;
+          params.push_back(declare(typeName(st, c), sn));
+          args.push_back(sn);
+        }
+        continue;
+      }
+      const StructVar &sv = *sig.structs[fp.structIndex];
+      bool byPtr = sv.role == StructRole::ByPointer;
+      std::string acc = pn + (byPtr ? "->" : ".");
+      std::string sn, sacc;
+      if (sv.active()) {
+        sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
+        std::string st = typeName(sv.type, c);
+        if (rev)
+          params.push_back(declare(st + " *", sn));
+        else if (byPtr)
+          params.push_back(declare(typeName(t, c), sn));
+        else
+          params.push_back(declare(st, sn));
+        sacc = sn + (rev || byPtr ? "->" : ".");
+      }
+      for (const Leaf &l : sv.leaves) {
+        std::string path = l.path();
+        bool scalar = l.kind == LeafKind::Float || l.kind == LeafKind::Int;
+        if (scalar && l.outScalar) {
+          args.push_back("&" + acc + path);
+          args.push_back("&" + sacc + path);
+        } else if (scalar) {
+          args.push_back(acc + path);
+          if (l.active())
+            args.push_back((rev ? "&" : "") + sacc + path);
+        } else {
+          args.push_back(acc + path);
+          // A pointer to const data in the shadow struct points to the
+          // caller's adjoint array, which f_rev adds into.
+          if (l.active())
+            args.push_back((rev && l.constElems ? "(" + typeName(l.elem, c) + " *)" : "") +
+                           sacc + path);
+        }
+      }
+    }
+    QualType ret = f->getReturnType();
+    std::string retType = typeName(ret, c);
+    std::string pre, post, call;
+    if (sig.result) {
+      std::string rn = freshName(taken, "ret");
+      std::string sn = freshName(taken, rev ? "ret_b" : "d_ret");
+      params.push_back(rev ? declare(retType, sn) : declare(retType + " *", sn));
+      std::string sacc = sn + (rev ? "." : "->");
+      for (const Leaf &l : sig.result->leaves) {
+        bool scalar = l.kind == LeafKind::Float;
+        args.push_back((scalar ? "&" : "") + rn + "." + l.path());
+        args.push_back((scalar ? "&" : "") + sacc + l.path());
+      }
+      pre = "  " + declare(retType, rn) + ";\n";
+      post = "  return " + rn + ";\n";
+    } else if (isScalarFloat(ret)) {
+      std::string sn = freshName(taken, rev ? "ret_b" : "d_ret");
+      params.push_back(rev ? declare(retType, sn) : declare(retType + " *", sn));
+      args.push_back(sn);
+    }
+    std::string fname2 = name + (rev ? "_rev" : "_fwd");
+    std::string sigText = linkage + retType + " " + fname2 + "(";
+    for (size_t i = 0; i < params.size(); i++)
+      sigText += (i ? ", " : "") + params[i];
+    sigText += params.empty() ? "void)" : ")";
+    if (prototypesOnly) {
+      out += sigText + ";\n";
+      continue;
+    }
+    call = flat + (rev ? "_rev(" : "_fwd(");
+    for (size_t i = 0; i < args.size(); i++)
+      call += (i ? ", " : "") + args[i];
+    call += ")";
+    out += sigText + " {\n" + pre;
+    if (sig.result)
+      out += "  " + call + ";\n" + post;
+    else if (ret->isVoidType())
+      out += "  " + call + ";\n";
+    else
+      out += "  return " + call + ";\n";
+    out += "}\n\n";
+  }
+  if (!prototypesOnly)
+    out = "/* chad: '" + name + "' takes or returns structs: " + name +
+          "_fwd and " + name + "_rev pass their fields to the derivatives "
+          "of " + flat + " */\n" + out;
+  return out;
+}
+
+bool mentionsStructs(const Stmt *s) {
+  if (!s)
+    return false;
+  if (const auto *e = dyn_cast<Expr>(s))
+    if (isa<MemberExpr>(e) || recordOf(e->getType()) || pointeeRecord(e->getType()))
+      return true;
+  if (const auto *d = dyn_cast<DeclStmt>(s))
+    for (const Decl *decl : d->decls())
+      if (const auto *v = dyn_cast<VarDecl>(decl)) {
+        const auto *at = v->getASTContext().getAsArrayType(v->getType());
+        if (recordOf(v->getType()) || pointeeRecord(v->getType()) ||
+            (at && recordOf(at->getElementType())))
+          return true;
+      }
+  for (const Stmt *c : s->children())
+    if (mentionsStructs(c))
+      return true;
+  return false;
+}
+
+} // namespace
+
+bool usesStructs(const clang::FunctionDecl *fd) {
+  if (flatToOrig.count(fd)) // flattened already
+    return false;
+  if (recordOf(fd->getReturnType()))
+    return true;
+  for (const clang::ParmVarDecl *p : fd->parameters())
+    if (recordOf(p->getType()) || pointeeRecord(p->getType()))
+      return true;
+  return mentionsStructs(fd->getBody());
+}
+
+LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
+                               SourceLocs &locs) {
+  LoweredFunction out;
+  Flattener fl(fd);
+  FlatSig *sig = nullptr;
+  try {
+    sig = &fl.signature(fd);
+    out.wrapperPrototypes = Flattener::wrappers(*sig, true);
+    fl.flattenBody(*sig);
+  } catch (const StructError &e) {
+    out.error = LowerError{e.loc, e.what};
+    return out;
+  }
+  out = lowerFunction(sig->flat, arena, locs);
+  fl.restore();
+  out.wrapperPrototypes = Flattener::wrappers(*sig, true);
+  out.wrapperDefinitions = Flattener::wrappers(*sig, false);
+  out.sig.isStatic = true; // only the wrappers call the flat derivatives
+  for (CalleeUse &u : out.callees) {
+    auto it = flatToOrig.find(u.callee);
+    if (it != flatToOrig.end())
+      u.callee = it->second;
+  }
+  return out;
+}
+
+} // namespace chad

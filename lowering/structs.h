@@ -1,0 +1,34 @@
+// structs.h: functions that take, use or return structs (DESIGN.md section
+// 1, "The rest of C"), lowered by flattening.
+//
+// The IR has no structs. A function f that uses them is lowered as a
+// *flat* function `chad__flat_f` whose parameters are the leaves of f's
+// struct parameters (floating and integer scalars, arrays), with the
+// classes they would have as ordinary parameters; a struct result becomes
+// output arrays of length 1 (and of the array fields' length). The flat
+// function's derivatives are made as any other function's, static, and
+// f_fwd / f_rev are thin C wrappers with the struct signature of the
+// contract that pass the leaves (`s.a`, `&s_b->a`, `p->v`, `dp->v`).
+//
+// Requires: as lowerFunction (lower.h).
+// Guarantees: either a LoweredFunction for `chad__flat_f` whose callees
+// are the user's functions (never a flat declaration), with the wrappers'
+// prototypes and definitions as C text, or a located error that names the
+// struct construct. The user's AST is unchanged when this returns: the body
+// is flattened in place while it is lowered (see structs.cpp) and restored.
+#ifndef CHAD_LOWERING_STRUCTS_H
+#define CHAD_LOWERING_STRUCTS_H
+
+#include "lowering/lower.h"
+
+namespace chad {
+
+// Does f's signature or body involve a struct type?
+bool usesStructs(const clang::FunctionDecl *fd);
+
+LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
+                               SourceLocs &locs);
+
+} // namespace chad
+
+#endif
