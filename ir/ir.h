@@ -276,7 +276,8 @@ typedef enum ExprKind {
   E_VAR,   /* reference to `var` */
   E_LET,   /* let `var` = args[0] in `body` */
   E_PRIM,  /* primitive `op` applied to args[0..nargs) */
-  E_CALL,  /* call of module function `name` with args */
+  E_CALL,  /* call of module function `name` with args (a custom one,
+              Func.is_custom, is the user's C: g, g_fwd or g_rev) */
   E_TUPLE, /* tuple of args; with `name` set, a record of that name */
   E_GET,   /* field `index` (0-based) of the tuple args[0] */
   E_IF,    /* if args[0] (int, nonzero is true) then args[1] else args[2] */

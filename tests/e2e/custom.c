@@ -4,8 +4,9 @@
  * argument), an integer and a CHAD_INACTIVE parameter, custom kernels on
  * const arrays (a dot product, a norm, one with an inactive data array, the
  * same array passed twice, a local array computed by the caller), calls
- * inside loops, through a differentiable callee (its split halves), and the
- * float forms. The custom functions and their g_fwd/g_rev are only declared
+ * inside loops (a sum, a fold, an output array built element-wise), in the
+ * branches of an if, through a differentiable callee (its split halves), a
+ * static custom function, and the float forms. The custom functions and their g_fwd/g_rev are only declared
  * before the differentiable functions: the definitions come at the end of
  * the file, as a library's would live in another one. */
 #include <math.h>
@@ -129,6 +130,24 @@ double outer(double x, double y, const double *a, int n) {
 CHAD_DIFFERENTIABLE
 float floats(float x, float y) { return softplusf(x * y) + softplusf(x) * y; }
 
+/* custom calls in the branches of an if */
+CHAD_DIFFERENTIABLE
+double branches(double x, double y) {
+    double r;
+    if (x > 0)
+        r = softplus(x * y) * cube(y);
+    else
+        r = mypow(x * x + 1, y) + softplus(y);
+    return r * x;
+}
+
+/* an output array built element by element from custom calls */
+CHAD_DIFFERENTIABLE
+void activate(const double *x, double *y, int n, double t) {
+    for (int i = 0; i < n; i++)
+        y[i] = softplus(t * x[i]) + scaled(x[i], 2, 0.5);
+}
+
 /* ----------------------------------------- the hand-written derivatives */
 
 double softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
@@ -245,6 +264,7 @@ static double cube_rev(double x, double *x_b, double ret_b) {
 /* --------------------------------------------------------------- checks */
 
 GC_WRAP2(scalars)
+GC_WRAP2(branches)
 GC_WRAP1(fanout)
 GC_WRAPF2(floats)
 
@@ -305,6 +325,17 @@ static void weighted_wrev(const double *x, double *xb, double *y, const double *
     y[0] = weighted_rev(x, xb, C(c)->w, C(c)->n, yb[0]);
 }
 
+/* x = (x, t), y = (y) */
+static void activate_w(const double *x, double *y, void *c) { activate(x, y, C(c)->n, x[C(c)->n]); }
+static void activate_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    int n = C(c)->n;
+    activate_fwd(x, dx, y, dy, n, x[n], dx[n]);
+}
+static void activate_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    int n = C(c)->n;
+    activate_rev(x, xb, y, yb, n, x[n], &xb[n]);
+}
+
 /* x = (x, y, a) */
 static void outer_w(const double *x, double *y, void *c) { y[0] = outer(x[0], x[1], x + 2, C(c)->n); }
 static void outer_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
@@ -317,6 +348,7 @@ static void outer_wrev(const double *x, double *xb, double *y, const double *yb,
 int main(void) {
     GC_CHECK(scalars, 2, 0.5, 1.5, -1.25, 0.75, 2.0, -0.5, 0.1, 3.0);
     GC_CHECK(fanout, 1, -3.0, -0.5, 0.0, 0.7, 4.0);
+    GC_CHECK(branches, 2, 0.5, 1.5, -1.25, 0.75, 2.0, -0.5, -0.1, 3.0);
     GC_CHECKF(floats, 2, 0.5f, 1.5f, -1.25f, 0.75f, 2.0f, -0.5f);
     {
         static const int ks[] = {0, 1, 3};
@@ -347,6 +379,9 @@ int main(void) {
         RUN(local_array, c.n);
         RUN(weighted, c.n);
         RUN(outer, c.n + 2);
+        p.nout = c.n;
+        RUN(activate, c.n + 1);
+        p.nout = 1;
 #undef RUN
     }
     return gc_summary();
