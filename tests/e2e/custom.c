@@ -113,6 +113,10 @@ double local_array(const double *x, int n) {
     return norm1p(y, n) * x[0];
 }
 
+/* its halves, from a caller: the local array is recomputed for g_rev */
+CHAD_DIFFERENTIABLE
+double via_local(const double *x, int n, double t) { return t * local_array(x, n) + t; }
+
 CHAD_DIFFERENTIABLE
 double weighted(const double *a, CHAD_INACTIVE const double *w, int n) {
     return wsq(a, w, n) + softplus(a[0]);
@@ -317,6 +321,17 @@ static void local_array_wrev(const double *x, double *xb, double *y, const doubl
     y[0] = local_array_rev(x, xb, C(c)->n, yb[0]);
 }
 
+/* x = (x, t) */
+static void via_local_w(const double *x, double *y, void *c) { y[0] = via_local(x, C(c)->n, x[C(c)->n]); }
+static void via_local_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    int n = C(c)->n;
+    y[0] = via_local_fwd(x, dx, n, x[n], dx[n], &dy[0]);
+}
+static void via_local_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    int n = C(c)->n;
+    y[0] = via_local_rev(x, xb, n, x[n], &xb[n], yb[0]);
+}
+
 static void weighted_w(const double *x, double *y, void *c) { y[0] = weighted(x, C(c)->w, C(c)->n); }
 static void weighted_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     y[0] = weighted_fwd(x, dx, C(c)->w, C(c)->n, &dy[0]);
@@ -377,6 +392,7 @@ int main(void) {
         RUN(arrays, 2 * c.n + 1);
         RUN(arrays_loop, 2 * c.n + 1);
         RUN(local_array, c.n);
+        RUN(via_local, c.n + 1);
         RUN(weighted, c.n);
         RUN(outer, c.n + 2);
         p.nout = c.n;
