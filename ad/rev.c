@@ -16,7 +16,11 @@
  *  - A primitive's backpropagator is the transpose of its local linear map
  *    (ad/deriv.c) applied to the cotangent; a call's is the callee's
  *    backpropagator `lcall g tape`, realised by g$bwd on the residual record
- *    that g$aug returned in the primal sweep.
+ *    that g$aug returned in the primal sweep. A CHAD_CUSTOM callee has no
+ *    halves: the primal sweep calls g itself, and the reverse sweep calls
+ *    the user's g_rev (g$rev, ad/custom.c) on the arguments, the caller's
+ *    buffers of its active arrays and the cotangent; it returns the
+ *    scalars' cotangents and adds into the buffers.
  *  - An `if` keeps the CHAD structure: the primal `if` also returns the
  *    residuals its branch's reverse sweep needs (the defunctionalised
  *    backpropagator), and the reverse sweep has an `if` on the same

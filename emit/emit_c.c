@@ -6,7 +6,9 @@
  *   - f_fwd and f_rev exactly as in the contract of DESIGN.md section 1
  *     (same floating type and linkage as f; f_rev adds into the adjoints);
  *   - struct f__tape and the static helpers f__aug / f__bwd that callers of
- *     f use (the two halves of f_rev; see ad/split.c).
+ *     f use (the two halves of f_rev; see ad/split.c);
+ *   - calls of a CHAD_CUSTOM g's g_fwd and g_rev by the same contract (the
+ *     user declares them; nothing here declares or defines them).
  * Every ANF binding becomes one `const` local, so the text reads like the
  * IR and grows linearly with it. Plain tuples never reach C: each tuple
  * value is a set of C variables, one per scalar leaf. A residual record is
