@@ -25,6 +25,11 @@ typedef struct AdOptions {
  * compute the derivatives of f. On failure returns false with a message. */
 bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err);
 
+/* For a CHAD_CUSTOM function g (g->is_custom): declares the body-less
+ * g$fwd and g$rev that stand for the user's g_fwd and g_rev, with the IR
+ * signatures f$fwd and f$rev have (ad/custom.c). Idempotent. */
+void ad_declare_custom(Module *m, Func *g);
+
 /* Names of the derived functions, allocated in the module's arena. */
 const char *ad_name(Module *m, const char *fname, const char *suffix);
 

@@ -98,10 +98,8 @@ static bool cse_candidate(const Expr *rhs) {
                    buffers, which are written) */
     return true;
   case E_CALL: /* a backpropagator adds into buffers: each call counts */
-    for (int i = 0; i < rhs->nargs; i++)
-      if (rhs->args[i]->type && rhs->args[i]->type->kind == TY_ARRAY &&
-          strstr(rhs->name, "$bwd"))
-        return false;
+    if (call_adds_into_buffers(rhs))
+      return false;
     /* fall through */
   case E_PRIM:
   case E_TUPLE:

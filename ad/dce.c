@@ -51,21 +51,11 @@ static bool accum_matters(Dce *s, Expr *rhs) {
   return buf->kind == E_VAR && (varmap_has(&s->live, buf->var) || !varmap_has(&s->bound, buf->var));
 }
 
-/* A callee's backpropagator adds into the array buffers it is given. */
-static bool is_bwd_with_buffers(const Expr *rhs) {
-  if (rhs->kind != E_CALL)
-    return false;
-  size_t n = strlen(rhs->name);
-  if (n < 4 || strcmp(rhs->name + n - 4, "$bwd") != 0)
-    return false;
-  for (int i = 1; i < rhs->nargs; i++)
-    if (rhs->args[i]->type && rhs->args[i]->type->kind == TY_ARRAY)
-      return true;
-  return false;
-}
-
+/* Does some array the call is given matter after it? (For g$rev the
+ * primal arrays are counted too: conservative, a parameter always
+ * matters, but such a call is rarely unused.) */
 static bool buffers_matter(Dce *s, Expr *rhs) {
-  for (int i = 1; i < rhs->nargs; i++) {
+  for (int i = 0; i < rhs->nargs; i++) {
     Expr *b = rhs->args[i];
     if (b->kind == E_VAR && b->type->kind == TY_ARRAY &&
         (varmap_has(&s->live, b->var) || !varmap_has(&s->bound, b->var)))
@@ -82,7 +72,7 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
     *effects = accum_matters(s, rhs);
     return rhs;
   }
-  if (is_bwd_with_buffers(rhs)) {
+  if (call_adds_into_buffers(rhs)) { /* a backpropagator's effect */
     *effects = buffers_matter(s, rhs);
     return rhs;
   }
@@ -111,7 +101,7 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
 /* Does e contain anything that writes a buffer? (No liveness involved.) */
 static bool has_effect_node(const Expr *e) {
   for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
-    if (e->kind == E_ACCUM || is_bwd_with_buffers(e))
+    if (e->kind == E_ACCUM || call_adds_into_buffers(e))
       return true;
     for (int i = 0; i < e->nargs; i++)
       if (has_effect_node(e->args[i]))

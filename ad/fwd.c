@@ -1,7 +1,8 @@
 /* fwd.c: forward CHAD.
  *
  * Requires: f in ANF with unique binders, type-checked; every function it
- * calls has its f$fwd already. Guarantees: f$fwd(p1, dp1, ..., pn, dpn)
+ * calls has its f$fwd already, or is CHAD_CUSTOM (then g$fwd is the user's
+ * g_fwd, declared here on first use). Guarantees: f$fwd(p1, dp1, ..., pn, dpn)
  * returns (ret, dret) when the result is active (else ret alone), computed
  * in dual-number shape: each binding is followed by its tangent, which is the
  * local linear map (ad/deriv.c) applied to the operands' tangents. Linear
@@ -97,6 +98,8 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     bindings_push(s->a, out, x, rhs);
     return;
   }
+  if (g->is_custom) /* g$fwd is the user's g_fwd, called the same way */
+    ad_declare_custom(s->m, g);
   PtrVec args = {0};
   for (int i = 0; i < rhs->nargs; i++) {
     ptrvec_push(s->a, &args, rhs->args[i]);

@@ -1,7 +1,7 @@
 /* rev.c: reverse CHAD with cotangent accumulation.
  *
  * Requires: f in ANF with unique binders, type-checked; every function it
- * calls has f$aug and f$bwd already. Guarantees: f$rev(params, ret_b)
+ * calls has f$aug and f$bwd already, or is CHAD_CUSTOM (ad/custom.c). Guarantees: f$rev(params, ret_b)
  * returns (ret, (p_b for each active parameter)). Its body is the primal
  * sweep followed by the reverse sweep:
  *
@@ -16,7 +16,11 @@
  *  - A primitive's backpropagator is the transpose of its local linear map
  *    (ad/deriv.c) applied to the cotangent; a call's is the callee's
  *    backpropagator `lcall g tape`, realised by g$bwd on the residual record
- *    that g$aug returned in the primal sweep.
+ *    that g$aug returned in the primal sweep. A CHAD_CUSTOM callee has no
+ *    halves: the primal sweep calls g itself, and the reverse sweep calls
+ *    the user's g_rev (g$rev, ad/custom.c) on the arguments, the caller's
+ *    buffers of its active arrays and the cotangent; it returns the
+ *    scalars' cotangents and adds into the buffers.
  *  - An `if` keeps the CHAD structure: the primal `if` also returns the
  *    residuals its branch's reverse sweep needs (the defunctionalised
  *    backpropagator), and the reverse sweep has an `if` on the same
@@ -167,7 +171,9 @@ static const char *bname(Rev *s, Var *x) {
 
 static void primal_call(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   Func *g = module_find(s->m, rhs->name);
-  if (!g || !type_is_active(rhs->type)) {
+  /* a custom callee has no halves: the primal sweep wants its value, and
+   * the reverse sweep calls g_rev (backprop_custom) */
+  if (!g || !type_is_active(rhs->type) || g->is_custom) {
     bindings_push(s->a, primal, x, rhs);
     return;
   }
@@ -529,7 +535,66 @@ static void backprop_prim(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
       add_contrib(s, rhs->args[i], -1, ex_get(s->a, k++, c));
 }
 
+/* The buffer a callee adds the cotangent of array argument `arg` into, or
+ * NULL after a located failure. */
+static Expr *callee_buffer(Rev *s, const Func *g, int i, Expr *rhs) {
+  Expr *h = buf_of(s, rhs->args[i]);
+  if (!h && rhs->args[i]->kind == E_VAR && is_inactive_param(s, rhs->args[i]->var)) {
+    /* the callee would add into a buffer whose length C does not say */
+    fail(s, rhs->loc,
+         arena_printf(s->a, "array '%s' is marked inactive but passed to '%s', whose "
+                            "parameter '%s' is active: mark that parameter CHAD_INACTIVE "
+                            "too, or drop the mark",
+                      rhs->args[i]->var->name, g->name, g->params[i]->name));
+    return NULL;
+  }
+  if (!h)
+    fail(s, rhs->loc, "internal error: array argument without a cotangent buffer");
+  return h;
+}
+
+/* A call of a CHAD_CUSTOM g: the user's g_rev, as g$rev(args with the
+ * buffers of active arrays after them, ct), adds into those buffers and
+ * returns the scalars' cotangents. It is an ordinary call, not a linear
+ * map: nothing is known of it but the contract. */
+static void backprop_custom(Rev *s, Func *g, Expr *rhs, Expr *ct, Bindings *out) {
+  ad_declare_custom(s->m, g);
+  Func *grev = module_find(s->m, ad_name(s->m, g->name, "rev"));
+  PtrVec args = {0};
+  for (int i = 0; i < g->nparams; i++) {
+    ptrvec_push(s->a, &args, rhs->args[i]);
+    if (func_param_class(g, i) != PARAM_IN_ARRAY || !func_param_active(g, i))
+      continue;
+    Expr *h = callee_buffer(s, g, i, rhs);
+    if (!h)
+      return;
+    ptrvec_push(s->a, &args, h);
+  }
+  Expr *seed = bind(s, out, arena_printf(s->a, "%s_ct", g->name), ct);
+  ptrvec_push(s->a, &args, seed);
+  Expr *call = ex_call(s->a, grev->name, args.len, (Expr **)args.items);
+  call->type = grev->ret;
+  call->loc = rhs->loc;
+  Expr *c = bind(s, out, arena_printf(s->a, "%s_rev", g->name), call);
+  Expr *cts = ex_get(s->a, 1, c);
+  cts->type = grev->ret->elems[1];
+  cts = bind(s, out, arena_printf(s->a, "%s_b", g->name), cts);
+  int k = 0;
+  for (int i = 0; i < g->nparams; i++)
+    if (func_param_class(g, i) == PARAM_ACTIVE_SCALAR) {
+      Expr *ci = ex_get(s->a, k++, cts);
+      ci->type = type_tangent(s->a, g->params[i]->type);
+      add_contrib(s, rhs->args[i], -1, ci);
+    }
+}
+
 static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  Func *custom = module_find(s->m, rhs->name);
+  if (custom && custom->is_custom) {
+    if (type_is_active(rhs->type))
+      backprop_custom(s, custom, rhs, ct, out);
+    return;
+  }
   Expr *tape = varmap_get(&s->call_tape, x);
   if (!tape)
     return; /* inactive result: no cotangent flows through the call */
@@ -545,20 +610,9 @@ static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   for (int i = 0; i < g->nparams; i++) {
     if (func_param_class(g, i) != PARAM_IN_ARRAY || !type_is_active(g->params[i]->type))
       continue;
-    Expr *h = buf_of(s, rhs->args[i]);
-    if (!h && rhs->args[i]->kind == E_VAR && is_inactive_param(s, rhs->args[i]->var)) {
-      /* the callee would add into a buffer whose length C does not say */
-      fail(s, rhs->loc,
-           arena_printf(s->a, "array '%s' is marked inactive but passed to '%s', whose "
-                              "parameter '%s' is active: mark that parameter CHAD_INACTIVE "
-                              "too, or drop the mark",
-                        rhs->args[i]->var->name, g->name, g->params[i]->name));
+    Expr *h = callee_buffer(s, g, i, rhs);
+    if (!h)
       return;
-    }
-    if (!h) {
-      fail(s, rhs->loc, "internal error: array argument without a cotangent buffer");
-      return;
-    }
     ptrvec_push(s->a, &args, h);
   }
   Expr *bp = ex_lin(s->a, E_LCALL, args.len, (Expr **)args.items);

@@ -339,6 +339,18 @@ Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst) {
   return subst_one(a, e, subst);
 }
 
+bool call_adds_into_buffers(const Expr *rhs) {
+  if (rhs->kind != E_CALL || !rhs->name)
+    return false;
+  size_t n = strlen(rhs->name);
+  if (n < 4 || (strcmp(rhs->name + n - 4, "$bwd") != 0 && strcmp(rhs->name + n - 4, "$rev") != 0))
+    return false;
+  for (int i = 0; i < rhs->nargs; i++)
+    if (rhs->args[i]->type && rhs->args[i]->type->kind == TY_ARRAY)
+      return true;
+  return false;
+}
+
 const char *c_name_of(Arena *a, const char *ir_name) {
   const char *dollar = strchr(ir_name, '$');
   if (!dollar)

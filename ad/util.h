@@ -66,6 +66,13 @@ void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);
  * mapped atoms; returns a new tree sharing unchanged leaves. */
 Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);
 
+/* Is rhs a call that adds into the cotangent buffers it is passed: a
+ * callee's adjoint half g$bwd, or a custom function's g$rev (the only
+ * calls of a $rev in IR, ad/custom.c), with an array argument? Such a call
+ * is an effect: it is neither merged with another (CSE) nor dropped while
+ * its buffers are read (DCE). */
+bool call_adds_into_buffers(const Expr *rhs);
+
 /* The C identifier of a generated function: f$fwd -> f_fwd, f$rev -> f_rev,
  * f$aug -> f__aug, f$bwd -> f__bwd, f$tape -> f__tape. Allocated in `a`. */
 const char *c_name_of(Arena *a, const char *ir_name);

@@ -6,7 +6,9 @@
  *   - f_fwd and f_rev exactly as in the contract of DESIGN.md section 1
  *     (same floating type and linkage as f; f_rev adds into the adjoints);
  *   - struct f__tape and the static helpers f__aug / f__bwd that callers of
- *     f use (the two halves of f_rev; see ad/split.c).
+ *     f use (the two halves of f_rev; see ad/split.c);
+ *   - calls of a CHAD_CUSTOM g's g_fwd and g_rev by the same contract (the
+ *     user declares them; nothing here declares or defines them).
  * Every ANF binding becomes one `const` local, so the text reads like the
  * IR and grows linearly with it. Plain tuples never reach C: each tuple
  * value is a set of C variables, one per scalar leaf. A residual record is
@@ -523,10 +525,59 @@ static CVal *aug_tape_home(Em *e, Var *pair) {
   return NULL;
 }
 
+/* g$rev(args, ret_b) of a CHAD_CUSTOM g (ad/custom.c) is the user's g_rev
+ * by the contract: the scalars' adjoints are pointers, so each gets a local
+ * declared zero (g_rev adds into it), passed right after its primal; array
+ * buffers are IR arguments already. g_rev's own value is the primal one,
+ * which the primal sweep has: it is not kept (no unused variable). */
+static void emit_custom_rev(Em *e, Var *x, Expr *rhs, const Func *grev) {
+  const char *cname = c_name_of(e->a, rhs->name);
+  size_t base = strlen(rhs->name) - strlen("$rev");
+  const Func *g = module_find(e->m, arena_printf(e->a, "%.*s", (int)base, rhs->name));
+  Type *cts = rhs->type->elems[1];
+  CVal *res = cv_scalar(e, rhs->type, NULL);
+  res->n = 2;
+  res->elems = arena_alloc(e->a, sizeof(CVal *) * 2);
+  res->elems[0] = cv_scalar(e, rhs->type->elems[0], NULL); /* never read */
+  CVal *ct = cv_scalar(e, cts, NULL);
+  ct->n = cts->n;
+  ct->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(cts->n ? cts->n : 1));
+  res->elems[1] = ct;
+  StrBuf b = {0};
+  int k = 0, j = 0;
+  for (int i = 0; g && i < g->nparams; i++) {
+    sb_printf(&b, "%s%s", i ? ", " : "", operand_text(e, rhs->args[k++]));
+    if (func_param_class(g, i) == PARAM_ACTIVE_SCALAR) {
+      const char *n = nameset_fresh(&e->names, e->a,
+                                    arena_printf(e->a, "%s_%d", name_of(e, x), j));
+      line(e, "%s %s = 0;", c_type(e->a, cts->elems[j]), n);
+      ct->elems[j] = cv_scalar(e, cts->elems[j], n);
+      j++;
+      sb_printf(&b, ", &%s", n);
+    } else if (func_param_class(g, i) == PARAM_IN_ARRAY && func_param_active(g, i)) {
+      sb_printf(&b, ", %s", operand_text(e, rhs->args[k++]));
+    }
+  }
+  if (!g || k != grev->nparams - 1 || j != cts->n) {
+    em_fail(e, "call of a custom derivative that does not match its function");
+    free(b.data);
+    return;
+  }
+  sb_printf(&b, "%s%s", k ? ", " : "", operand_text(e, rhs->args[k]));
+  line(e, "(void)%s(%s);", cname, b.data);
+  varmap_put(&e->vals, x, res);
+  free(b.data);
+}
+
 static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *cname = c_name_of(e->a, rhs->name);
   StrBuf b = {0};
   bool first = true;
+  const Func *callee = module_find(e->m, rhs->name);
+  if (callee && callee->is_custom && ends_with(rhs->name, "$rev")) {
+    emit_custom_rev(e, x, rhs, callee);
+    return;
+  }
   if (ends_with(rhs->name, "$fwd") && !is_leaf(rhs->type)) {
     CVal *res = cv_scalar(e, rhs->type, NULL);
     res->n = 2;

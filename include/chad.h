@@ -46,4 +46,25 @@
 #define CHAD_INACTIVE
 #endif
 
+/* CHAD_CUSTOM on the declaration of a function chad cannot see (an external
+ * library, a special function, a hand-optimised kernel): its derivatives
+ * are the user's own g_fwd and g_rev, written to the contract of DESIGN.md
+ * section 1 and declared before the first call from a differentiable
+ * function; their definitions may come later or live elsewhere:
+ *
+ *     CHAD_CUSTOM double bessel(double x);
+ *     double bessel_fwd(double x, double dx, double *d_ret);
+ *     double bessel_rev(double x, double *x_b, double ret_b);
+ *
+ * Parameters may be double/float (active), integers, const arrays, and
+ * CHAD_INACTIVE (no shadow); the result is double or float. The function
+ * must be pure: chad may call it once more, or not at all when its value
+ * is unused. It is clang's own annotate attribute, harmless without the
+ * plugin; other compilers see nothing. */
+#if defined(__clang__)
+#define CHAD_CUSTOM __attribute__((annotate("chad_custom")))
+#else
+#define CHAD_CUSTOM
+#endif
+
 #endif

@@ -963,8 +963,10 @@ static bool check_signature(Checker *c) {
     return fail(c, NULL, c->mode == CHECK_FINAL
                              ? "linear map left after elimination (result type)"
                              : "linear map type in source program (result type)");
-  if (!f->body)
+  if (!f->body && !f->is_custom)
     return fail(c, NULL, "no body");
+  if (f->body && f->is_custom)
+    return fail(c, NULL, "custom function with a body");
   return true;
 }
 
@@ -973,6 +975,10 @@ bool check_func(Module *m, Func *f, CheckMode mode, Diag *err) {
   bool ok = check_signature(&c);
   for (int i = 0; ok && i < f->nparams; i++)
     bind(&c, f->params[i]);
+  if (f->is_custom) { /* a signature only: the user wrote the rest */
+    irmap_free(&c.scope);
+    return ok;
+  }
   ok = ok && check_expr(&c, f->body);
   if (ok && !type_eq(f->body->type, f->ret))
     ok = fail(&c, f->body, "body has type %s but '%s' returns %s",

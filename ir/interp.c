@@ -1075,6 +1075,9 @@ static bool enter(Machine *mc, const Expr *call, Frame *f, const Func *callee) {
         !has_type(&mc->vals[f->vbase + i], callee->params[i]->type, mc->depth == 0))
       return fail(mc, call, "argument %d of '%s' has the wrong type", i + 1,
                   callee->name);
+  if (!callee->body && callee->is_custom)
+    return fail(mc, call, "'%s' is a custom function: its code is the user's C, "
+                "which the interpreter cannot run", callee->name);
   if (!callee->body)
     return fail(mc, call, "'%s' has no body", callee->name);
   f->caller = mc->func;

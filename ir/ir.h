@@ -276,7 +276,8 @@ typedef enum ExprKind {
   E_VAR,   /* reference to `var` */
   E_LET,   /* let `var` = args[0] in `body` */
   E_PRIM,  /* primitive `op` applied to args[0..nargs) */
-  E_CALL,  /* call of module function `name` with args */
+  E_CALL,  /* call of module function `name` with args (a custom one,
+              Func.is_custom, is the user's C: g, g_fwd or g_rev) */
   E_TUPLE, /* tuple of args; with `name` set, a record of that name */
   E_GET,   /* field `index` (0-based) of the tuple args[0] */
   E_IF,    /* if args[0] (int, nonzero is true) then args[1] else args[2] */
@@ -428,6 +429,12 @@ struct Func {
   Loc loc;
   bool is_static;    /* C linkage of the primal; the derivatives copy it */
   bool is_generated; /* made by AD (f$fwd, ...), not by the user */
+  /* Declared CHAD_CUSTOM: a function chad cannot see, whose derivatives
+   * the user writes by hand to the contract of DESIGN.md section 1. It has
+   * no body (NULL). Its companions g$fwd and g$rev (ad/custom.c) are
+   * body-less too and stand for the user's C functions g_fwd and g_rev:
+   * callers' derivatives call them, nothing ever defines them here. */
+  bool is_custom;
   /* Parameter classes, or NULL when every parameter is a scalar (then the
    * class follows from its type). With k > 0 output arrays the IR result is
    * (tuple R Y1 ... Yk): R the C return value (unit for void) and Yj the

@@ -861,13 +861,18 @@ static void set_classes(Parser *p, Func *f, const int *outs) {
 }
 
 static bool convert_func(Parser *p, const Sexp *s) {
-  bool is_static = s->n > 0 && is_atom_text(s->items[0], "def-static");
-  if (!is_list(s) || s->n == 0 ||
-      !(is_static || is_atom_text(s->items[0], "def")))
+  bool head = is_list(s) && s->n > 0;
+  bool custom = head && (is_atom_text(s->items[0], "custom") ||
+                         is_atom_text(s->items[0], "custom-static"));
+  bool is_static = head && (is_atom_text(s->items[0], "def-static") ||
+                            is_atom_text(s->items[0], "custom-static"));
+  if (!head || !(custom || is_static || is_atom_text(s->items[0], "def")))
     return fail(p, loc_of(p, s), "expected a function definition '(def ...)'");
-  if (s->n != 5)
-    return fail(p, s->n > 5 ? loc_of(p, s->items[5]) : loc_of(p, s),
-                "expected '(def NAME TYPE (PARAMS...) BODY)'");
+  int want = custom ? 4 : 5; /* a custom function has no body */
+  if (s->n != want)
+    return fail(p, s->n > want ? loc_of(p, s->items[want]) : loc_of(p, s),
+                custom ? "expected '(custom NAME TYPE (PARAMS...))'"
+                       : "expected '(def NAME TYPE (PARAMS...) BODY)'");
   const char *name = expect_name(p, s->items[1], "a function name");
   if (!name)
     return false;
@@ -885,14 +890,15 @@ static bool convert_func(Parser *p, const Sexp *s) {
     shadowed[i] = irmap_get(&p->scope, v->name);
     irmap_put(&p->scope, v->name, v);
   }
-  Expr *body = convert_expr(p, s->items[4]);
+  Expr *body = custom ? NULL : convert_expr(p, s->items[4]);
   for (int i = params.len - 1; i >= 0; i--)
     irmap_put(&p->scope, ((Var *)params.items[i])->name, shadowed[i]);
-  if (!body)
+  if (!body && !custom)
     return false;
   Func *f = module_add(p->m, name, params.len, (Var **)params.items, ret, body);
   f->loc = loc_of(p, s);
   f->is_static = is_static;
+  f->is_custom = custom;
   set_classes(p, f, outs);
   return true;
 }

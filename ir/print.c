@@ -13,6 +13,8 @@
  *   module := func*
  *   func   := (def NAME type (param*) expr)        external linkage
  *           | (def-static NAME type (param*) expr) C `static` primal
+ *           | (custom NAME type (param*))          CHAD_CUSTOM: no body,
+ *           | (custom-static NAME type (param*))   derivatives by hand
  *   param  := (NAME type)                          scalar, or input array
  *           | (NAME type out)                      output array (C `double *y`)
  *   type   := f64 | f32 | int
@@ -464,7 +466,9 @@ void print_expr(FILE *out, const Expr *e, int indent) {
 }
 
 void print_func(FILE *out, const Func *f) {
-  fprintf(out, "(%s %s ", f->is_static ? "def-static" : "def", f->name);
+  const char *form = f->is_custom ? (f->is_static ? "custom-static" : "custom")
+                                  : (f->is_static ? "def-static" : "def");
+  fprintf(out, "(%s %s ", form, f->name);
   print_type(out, f->ret);
   fputs(" (", out);
   for (int i = 0; i < f->nparams; i++) {
@@ -476,6 +480,10 @@ void print_func(FILE *out, const Func *f) {
     else if (f->classes && f->classes[i] == PARAM_INACTIVE && v && type_is_active(v->type))
       fputs(" inactive", out);
     fputc(')', out);
+  }
+  if (!f->body) { /* a custom function (or a malformed one): no body */
+    fputs("))\n", out);
+    return;
   }
   fputs(")\n  ", out);
   print_expr_at(out, f->body, 2);

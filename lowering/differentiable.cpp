@@ -6,9 +6,9 @@
 
 namespace chad {
 
-static bool hasMark(const clang::FunctionDecl *fd) {
-  for (const auto *a : fd->specific_attrs<clang::AnnotateAttr>())
-    if (a->getAnnotation() == kDifferentiableAnnotation)
+static bool hasAnnotation(const clang::Decl *d, const char *what) {
+  for (const auto *a : d->specific_attrs<clang::AnnotateAttr>())
+    if (a->getAnnotation() == what)
       return true;
   return false;
 }
@@ -17,7 +17,14 @@ bool isDifferentiable(const clang::FunctionDecl *fd) {
   // Inheritance normally puts the mark on every later redeclaration; looking
   // at all of them also covers a mark that only an earlier one carries.
   for (const clang::FunctionDecl *r : fd->redecls())
-    if (hasMark(r))
+    if (hasAnnotation(r, kDifferentiableAnnotation))
+      return true;
+  return false;
+}
+
+bool isCustom(const clang::FunctionDecl *fd) {
+  for (const clang::FunctionDecl *r : fd->redecls())
+    if (hasAnnotation(r, kCustomAnnotation))
       return true;
   return false;
 }
@@ -26,10 +33,7 @@ bool isMarkedInactive(const clang::ParmVarDecl *p) {
   const auto *fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
   unsigned index = p->getFunctionScopeIndex();
   auto marked = [](const clang::ParmVarDecl *q) {
-    for (const auto *a : q->specific_attrs<clang::AnnotateAttr>())
-      if (a->getAnnotation() == kInactiveAnnotation)
-        return true;
-    return false;
+    return hasAnnotation(q, kInactiveAnnotation);
   };
   if (!fd)
     return marked(p);

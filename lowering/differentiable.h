@@ -2,8 +2,9 @@
 //
 // Requires: the plugin's attribute handler (plugin/attribute.cpp) marks a
 // function by attaching an AnnotateAttr with kDifferentiableAnnotation.
-// Guarantees: isDifferentiable sees the mark on any redeclaration, so a
-// prototype with the attribute marks the definition that follows it.
+// Guarantees: isDifferentiable and isCustom see the mark on any
+// redeclaration, so a prototype with the attribute marks the definition
+// that follows it; isMarkedInactive sees a parameter's on any of them.
 #ifndef CHAD_LOWERING_DIFFERENTIABLE_H
 #define CHAD_LOWERING_DIFFERENTIABLE_H
 
@@ -26,6 +27,13 @@ inline constexpr const char *kInactiveAnnotation = "chad_inactive";
 
 // Is the parameter marked inactive on any declaration of its function?
 bool isMarkedInactive(const clang::ParmVarDecl *p);
+
+// CHAD_CUSTOM in chad.h: clang's annotate attribute on a function
+// declaration; the user writes its g_fwd and g_rev (DESIGN.md section 1).
+inline constexpr const char *kCustomAnnotation = "chad_custom";
+
+// Is the function marked CHAD_CUSTOM on any of its declarations?
+bool isCustom(const clang::FunctionDecl *fd);
 
 } // namespace chad
 

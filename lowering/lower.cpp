@@ -251,6 +251,7 @@ LoweredFunction Lowerer::run() {
     checkPoison(lowered, nullptr, -1);
     out.body = lowered;
     out.callees = callees;
+    out.customs = customs;
   } catch (const Unsupported &u) {
     out.body = nullptr;
     out.error = u.error;
@@ -1237,6 +1238,8 @@ Expr *Lowerer::lowerCall(const CallExpr *c, const Env &env) {
   if (!callee)
     fail(loc, "calls through function pointers are not supported");
   std::string name = callee->getNameAsString();
+  if (isCustom(callee))
+    return lowerCustomCall(c, callee, env);
   if (isDifferentiable(callee))
     return lowerDifferentiableCall(c, callee, env);
   MathFunction m;

@@ -15,7 +15,9 @@
 // comparisons, && || ! (short-circuit kept), ?:, if/else,
 // early return, casts among the scalar types, const locals, constant const
 // globals, <math.h> functions with a primitive, and calls to other
-// differentiable functions. Arrays (DESIGN.md section 1): input arrays
+// differentiable functions and of CHAD_CUSTOM functions (whose g_fwd and
+// g_rev must be declared before the call, with the contract's signatures).
+// Arrays (DESIGN.md section 1): input arrays
 // (const double *a, const float *a, const T a[N], any int pointer), output
 // arrays (double *y, float *y) that the function writes element-wise, local
 // arrays of fixed or variable length; `for` loops with an integer counter
@@ -75,6 +77,9 @@ struct LoweredFunction {
   Signature sig;                  // valid when signatureOk
   Expr *body = nullptr;           // non-null when the whole function lowered
   std::vector<CalleeUse> callees; // distinct, in order of first call
+  // The CHAD_CUSTOM functions it calls (distinct): their IR signatures, for
+  // the module (Func.is_custom); their g_fwd/g_rev were checked at the call.
+  std::vector<Signature> customs;
   std::optional<LowerError> error;
   // A function that takes or returns structs (structs.h) is lowered as the
   // flat function `sig.name`, whose derivatives are static: these are the C

@@ -843,6 +843,24 @@ Expr *Lowerer::lowerDifferentiableCall(const CallExpr *c,
   Type *ret = resultType(callee, true);
   if (!ret)
     fail(loc, "call to '" + name + "', whose signature is not supported");
+  std::vector<Expr *> args = lowerCallArgs(c, callee, env);
+  const FunctionDecl *canonical = callee->getCanonicalDecl();
+  bool seen = false;
+  for (const CalleeUse &u : callees)
+    seen = seen || u.callee == canonical;
+  if (!seen)
+    callees.push_back({canonical, loc});
+  Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
+  call->type = ret;
+  return at(call, loc);
+}
+
+// The arguments of a call that writes no array: scalars converted to the
+// parameter type, input arrays by their current value.
+std::vector<Expr *> Lowerer::lowerCallArgs(const CallExpr *c,
+                                           const FunctionDecl *callee,
+                                           const Env &env) {
+  std::string name = callee->getNameAsString();
   std::vector<Expr *> args;
   unsigned i = 0;
   for (const CExpr *a : c->arguments()) {
@@ -870,15 +888,7 @@ Expr *Lowerer::lowerDifferentiableCall(const CallExpr *c,
                                 "supported yet");
     args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
   }
-  const FunctionDecl *canonical = callee->getCanonicalDecl();
-  bool seen = false;
-  for (const CalleeUse &u : callees)
-    seen = seen || u.callee == canonical;
-  if (!seen)
-    callees.push_back({canonical, loc});
-  Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
-  call->type = ret;
-  return at(call, loc);
+  return args;
 }
 
 // A call whose callee writes output arrays: binds the result tuple, then

@@ -452,6 +452,15 @@ public:
   bool calleeWritesArrays(const FunctionDecl *callee);
   Expr *lowerDifferentiableCall(const CallExpr *c, const FunctionDecl *callee,
                                 const Env &env);
+  std::vector<Expr *> lowerCallArgs(const CallExpr *c,
+                                    const FunctionDecl *callee, const Env &env);
+
+  // ---- lower_custom.cpp
+  Expr *lowerCustomCall(const CallExpr *c, const FunctionDecl *callee,
+                        const Env &env);
+  Signature customSignature(const FunctionDecl *g, SourceLocation callLoc);
+  void checkCustomDerivative(const FunctionDecl *g, const Signature &sig,
+                             bool reverse, SourceLocation callLoc);
   void effectCall(const CallExpr *c, Env &env, std::vector<Binding> &out);
   const CallExpr *effectCallIn(const CExpr *e);
   void lowerEffects(const CExpr *e, Env &env, std::vector<Binding> &out);
@@ -570,6 +579,8 @@ public:
   SourceLocs &locs;
   Env paramEnv;
   std::vector<CalleeUse> callees;
+  std::vector<Signature> customs; // CHAD_CUSTOM callees, distinct
+  std::vector<const FunctionDecl *> customDecls; // their canonical decls
   long statementsLowered = 0;
   long bodiesLowered = 0;
   static constexpr long kMaxStatementsLowered = 200000;

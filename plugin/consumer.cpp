@@ -113,7 +113,21 @@ void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
   // compilation fails anyway: lowering them could only add confusion.
   if (report.clangReportedErrors())
     return;
+  if (isCustom(fd)) {
+    // Two sources of derivatives for one function: the user must choose.
+    report.cannotDifferentiate(
+        fd->getLocation(), nameOf(fd),
+        "'" + nameOf(fd) + "' is marked both CHAD_CUSTOM and differentiable: "
+        "keep CHAD_CUSTOM to use your own derivatives, or the differentiable "
+        "mark to have chad's");
+    Unit u;
+    u.decl = fd;
+    units[key] = u; // Failed: its callers fail with it
+    order.push_back(key);
+    return;
+  }
   LoweredFunction lowered = lowerFunction(fd, module->arena, locs);
+  addCustoms(lowered.customs);
   if (lowered.error && !lowered.error->what.empty())
     report.cannotDifferentiate(lowered.error->loc, nameOf(fd),
                                lowered.error->what);
@@ -150,6 +164,21 @@ void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
   std::string text = units[key].prototypes + differentiateReady();
   if (!text.empty())
     splice(fd, text);
+}
+
+// The CHAD_CUSTOM functions a definition calls join the module once each,
+// without a body: AD finds their signatures there (ad/custom.c).
+void ChadConsumer::addCustoms(const std::vector<Signature> &customs) {
+  for (const Signature &sig : customs) {
+    if (module_find(module, sig.name.c_str()))
+      continue;
+    Func *g = module_add(module, sig.name.c_str(), (int)sig.params.size(),
+                         const_cast<Var **>(sig.params.data()), sig.ret, nullptr);
+    g->loc = sig.loc;
+    g->is_static = sig.isStatic;
+    g->is_custom = true;
+    g->classes = classesOf(module, sig);
+  }
 }
 
 std::string ChadConsumer::prototypesOf(Func *f) {

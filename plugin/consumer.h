@@ -12,7 +12,9 @@
 // the f_fwd/f_rev of its non-static functions for other TUs (C and C++).
 // The C core sees one Module per TU, in which functions accumulate so that a
 // caller finds its callees; no function is differentiated before its
-// callees, and recursion is an error.
+// callees, and recursion is an error. CHAD_CUSTOM callees join the module
+// as body-less signatures (Func.is_custom): nothing waits for them.
+// A definition marked both differentiable and CHAD_CUSTOM is an error.
 #ifndef CHAD_PLUGIN_CONSUMER_H
 #define CHAD_PLUGIN_CONSUMER_H
 
@@ -78,6 +80,7 @@ public:
   void handleOnDeepStack(const clang::FunctionDecl *fd);
 
 private:
+  void addCustoms(const std::vector<Signature> &customs);
   std::string prototypesOf(Func *f);
   std::string prototypesOfSignature(const Signature &sig);
   void rejectRecursion(Unit &u);

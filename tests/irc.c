@@ -56,6 +56,8 @@ int main(int argc, char **argv) {
   AdOptions opt = {.dump = dump ? stdout : NULL};
   for (int i = 0; i < n && !status; i++) {
     Func *f = m->funcs.items[i];
+    if (f->is_custom) /* the user's C and its g_fwd/g_rev: nothing to emit */
+      continue;
     char *defs = NULL;
     if (!ad_differentiate(m, f, &opt, &d) || !(defs = emit_definitions(m, f, &d))) {
       fprintf(stderr, "%s:%d:%d: error: %s\n", path, d.loc.line, d.loc.col, d.msg);

@@ -80,7 +80,8 @@ def fmt_type(template, T):
         template = LIT_RE.sub(lambda m: m.group(1) + "f", template)
     else:
         template = LIT_RE.sub(lambda m: m.group(1), template)
-    return template.replace("@T", T)
+    # @S: the suffix of a custom function's float form (gen_cu_sp, gen_cu_spf)
+    return template.replace("@T", T).replace("@S", "f" if T == "float" else "")
 
 
 def rx(x, T, st, instr, calls_gm):
@@ -231,6 +232,9 @@ class Gen:
     def __init__(self, seed):
         self.seed = seed
         self.r = random.Random(seed)
+        # Decisions about CHAD_CUSTOM calls draw from their own stream, so
+        # that a program without one is the program the seed gave before.
+        self.rc = random.Random(seed * 7919 + 1)
         self.next_id = 0
         self.funcs = []
 
@@ -264,6 +268,8 @@ class Gen:
 
     def expr(self, c, depth):
         r = self.r
+        if depth > 0 and self.rc.random() < 0.05:
+            return self.custom_call(c, depth)
         if depth <= 0 or r.random() < 0.25:
             return self.leaf(c)
         p = r.random()
@@ -318,6 +324,22 @@ class Gen:
         op, g = r.choice(CMP)
         return X(self, "{0} %s {1}" % op, [self.expr(c, 1), self.expr(c, 1)],
                  ifmt="%s({0}, {1})" % g, t="b")
+
+    def custom_call(self, c, depth):
+        """A call of one of the CHAD_CUSTOM functions of CUSTOM_LIB: an
+        active scalar, an integer and an inactive constant, or a kernel on
+        two whole arrays."""
+        rc = self.rc
+        kinds = ["sp", "wave"] + (["dot"] if c.fn.arrays else [])
+        k = rc.choice(kinds)
+        if k == "sp":
+            return X(self, "gen_cu_sp@S({0})", [self.expr(c, depth - 1)])
+        if k == "wave":
+            count = rc.choice(c.ints) if c.ints and rc.random() < 0.5 else str(rc.randint(0, 3))
+            return X(self, "gen_cu_wave@S({0}, %s, #%s)" % (count, rc.choice(CONSTS)),
+                     [self.expr(c, depth - 1)])
+        a, b = rc.choice(c.fn.arrays), rc.choice(c.fn.arrays)
+        return X(self, "(#0.25 * gen_cu_dot@S(%s, %s, (int)n))" % (a, b))
 
     def call(self, c, depth):
         r = self.r
@@ -906,9 +928,67 @@ def wrappers(g, fn):
     return "\n".join(L), nin, nout
 
 
+# CHAD_CUSTOM functions with hand-written derivatives (DESIGN.md section 1),
+# double and float forms: declared before the generated functions, defined
+# after main(), as a library's would be elsewhere.
+CUSTOM_DECLS = ""
+CUSTOM_DEFS = ""
+for _T, _S in (("double", ""), ("float", "f")):
+    _d = {"T": _T, "S": _S}
+    CUSTOM_DECLS += """
+CHAD_CUSTOM %(T)s gen_cu_sp%(S)s(%(T)s x);
+%(T)s gen_cu_sp%(S)s_fwd(%(T)s x, %(T)s dx, %(T)s *d_ret);
+%(T)s gen_cu_sp%(S)s_rev(%(T)s x, %(T)s *x_b, %(T)s ret_b);
+CHAD_CUSTOM %(T)s gen_cu_wave%(S)s(%(T)s x, int k, CHAD_INACTIVE %(T)s c);
+%(T)s gen_cu_wave%(S)s_fwd(%(T)s x, %(T)s dx, int k, %(T)s c, %(T)s *d_ret);
+%(T)s gen_cu_wave%(S)s_rev(%(T)s x, %(T)s *x_b, int k, %(T)s c, %(T)s ret_b);
+CHAD_CUSTOM %(T)s gen_cu_dot%(S)s(const %(T)s *a, const %(T)s *b, int n);
+%(T)s gen_cu_dot%(S)s_fwd(const %(T)s *a, const %(T)s *da, const %(T)s *b, const %(T)s *db, int n, %(T)s *d_ret);
+%(T)s gen_cu_dot%(S)s_rev(const %(T)s *a, %(T)s *a_b, const %(T)s *b, %(T)s *b_b, int n, %(T)s ret_b);
+""" % _d
+    CUSTOM_DEFS += """
+/* softplus, c sin(k x) + x^2 / 2, and the dot product, with derivatives */
+%(T)s gen_cu_sp%(S)s(%(T)s x) { return x > 0 ? x + log1p%(S)s(exp%(S)s(-x)) : log1p%(S)s(exp%(S)s(x)); }
+%(T)s gen_cu_sp%(S)s_fwd(%(T)s x, %(T)s dx, %(T)s *d_ret) {
+    *d_ret = dx / (1 + exp%(S)s(-x));
+    return gen_cu_sp%(S)s(x);
+}
+%(T)s gen_cu_sp%(S)s_rev(%(T)s x, %(T)s *x_b, %(T)s ret_b) {
+    *x_b += ret_b / (1 + exp%(S)s(-x));
+    return gen_cu_sp%(S)s(x);
+}
+%(T)s gen_cu_wave%(S)s(%(T)s x, int k, %(T)s c) { return c * sin%(S)s((%(T)s)k * x) + x * x / 2; }
+%(T)s gen_cu_wave%(S)s_fwd(%(T)s x, %(T)s dx, int k, %(T)s c, %(T)s *d_ret) {
+    *d_ret = (c * (%(T)s)k * cos%(S)s((%(T)s)k * x) + x) * dx;
+    return gen_cu_wave%(S)s(x, k, c);
+}
+%(T)s gen_cu_wave%(S)s_rev(%(T)s x, %(T)s *x_b, int k, %(T)s c, %(T)s ret_b) {
+    *x_b += (c * (%(T)s)k * cos%(S)s((%(T)s)k * x) + x) * ret_b;
+    return gen_cu_wave%(S)s(x, k, c);
+}
+%(T)s gen_cu_dot%(S)s(const %(T)s *a, const %(T)s *b, int n) {
+    %(T)s s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+%(T)s gen_cu_dot%(S)s_fwd(const %(T)s *a, const %(T)s *da, const %(T)s *b, const %(T)s *db, int n, %(T)s *d_ret) {
+    *d_ret = gen_cu_dot%(S)s(da, b, n) + gen_cu_dot%(S)s(a, db, n);
+    return gen_cu_dot%(S)s(a, b, n);
+}
+%(T)s gen_cu_dot%(S)s_rev(const %(T)s *a, %(T)s *a_b, const %(T)s *b, %(T)s *b_b, int n, %(T)s ret_b) {
+    for (int i = 0; i < n; i++) {
+        a_b[i] += b[i] * ret_b;
+        b_b[i] += a[i] * ret_b;
+    }
+    return gen_cu_dot%(S)s(a, b, n);
+}
+""" % _d
+
+
 def render(g, st=None):
     st = st or State()
-    parts = [PRELUDE % {"seed": g.seed}]
+    parts = [PRELUDE % {"seed": g.seed}, CUSTOM_DECLS]
     parts.append("static const int gen_idx[%d] = {%s};" % (g.n, ", ".join(map(str, g.idx))))
     parts.append(GEN_TABLES)
     live = [f for f in g.funcs if f.id not in st.drop]
@@ -931,6 +1011,7 @@ def render(g, st=None):
                         fn.name, fn.name, fn.name, fn.name, len(fn.point_ids), thr))
     parts.append("int main(void) {\n    gc_seed = %dUL;\n    (void)gen_idx;\n    GK_USE;\n%s\n    return gc_summary();\n}\n"
                  % (g.seed * 7919 + 17, "\n".join(mains)))
+    parts.append(CUSTOM_DEFS)
     return "\n\n".join(parts)
 
 
@@ -943,7 +1024,7 @@ def render_plain(g, st):
     -Werror, by the reducer to reject candidates that are not valid C or
     that leave variables unused."""
     parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
-             GEN_TABLES]
+             GEN_TABLES, CUSTOM_DECLS]
     for fn in g.funcs:
         if fn.id not in st.drop:
             parts.append(render_fn(fn, st, False))

@@ -762,6 +762,51 @@ static void test_call_chain(void) {
   module_free(m);
 }
 
+/* ---------------------------------------------------- custom functions */
+
+/* A CHAD_CUSTOM callee g (no body): f$fwd calls g$fwd (the user's g_fwd),
+ * f$rev calls g for the value and g$rev (g_rev) in the reverse sweep with
+ * the buffer of the active array and none for the inactive one; f$aug
+ * calls g alone, f$bwd g$rev alone; the emitted C calls g_fwd and g_rev
+ * with the scalars' adjoints in locals. */
+static void test_custom_calls(void) {
+  const char *text =
+      "(custom g f64 ((a (array f64)) (w (array f64) inactive) (x f64) (n int)))\n"
+      "(def f f64 ((a (array f64)) (w (array f64)) (x f64))\n"
+      "  (mul x (call g a w (sin x) 3)))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  Func *f = module_find(m, "f");
+  Diag d;
+  CU_ASSERT_TRUE_FATAL(ad_differentiate(m, f, NULL, &d));
+  Func *gfwd = module_find(m, "g$fwd"), *grev = module_find(m, "g$rev");
+  CU_ASSERT_TRUE_FATAL(gfwd && grev && gfwd->is_custom && grev->is_custom);
+  /* (a da w x dx n) and (a a_b w x n ret_b) */
+  CU_ASSERT(gfwd->nparams == 6 && grev->nparams == 6 && !gfwd->body && !grev->body);
+  CU_ASSERT(grev->params[1]->type->kind == TY_ARRAY && grev->params[5]->type->kind == TY_F64);
+  const char *names[] = {"f$fwd", "f$rev", "f$aug", "f$bwd"};
+  int want[4][3] = {/* g g$fwd g$rev */ {0, 1, 0}, {1, 0, 1}, {1, 0, 0}, {0, 0, 1}};
+  for (int k = 0; k < 4; k++) {
+    CallCount c[5] = {{NULL, 0}, {"g", 0}, {"g$fwd", 0}, {"g$rev", 0}, {NULL, 0}};
+    Func *h = module_find(m, names[k]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(check_func(m, h, CHECK_FINAL, &d));
+    count_calls(h->body, c);
+    for (int j = 0; j < 3; j++)
+      if (c[j + 1].n != want[k][j]) {
+        fprintf(stderr, "%s calls %s %d times, want %d\n", names[k], c[j + 1].name, c[j + 1].n,
+                want[k][j]);
+        CU_FAIL("call structure of a derivative with a custom callee");
+      }
+  }
+  char *c = emit_definitions(m, f, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  CU_ASSERT(strstr(c, "= g_fwd(a, da, w, ") != NULL);
+  CU_ASSERT(strstr(c, "(void)g_rev(a, a_b, w, ") != NULL);
+  free(c);
+  module_free(m);
+}
+
+
 /* ------------------------------------------ partials at special points */
 
 /* The tangent f$fwd gives at the arguments (tangents interleaved). */
@@ -835,6 +880,7 @@ int main(void) {
   CU_add_test(l, "semantics of apply against matrix algebra", test_linmap_semantics);
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);
   CU_add_test(s, "call chain: O(k) callee runs", test_call_chain);
+  CU_add_test(s, "custom callee: g_fwd, g and g_rev", test_custom_calls);
   CU_add_test(s, "else-if chain: tape independent of depth", test_else_if_tape);
   CU_add_test(s, "tables: no tangent, no cotangent", test_tables_cost_nothing);
   CU_pSuite z = CU_add_suite("code size", NULL, NULL);

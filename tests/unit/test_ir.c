@@ -304,6 +304,10 @@ static void test_print_exact(void) {
                 "  (let (y (mul x x))\n"
                 "  (let (z (add y 1.0))\n"
                 "  z)))\n");
+  /* a CHAD_CUSTOM function: a signature without a body */
+  expect_prints("(custom  k f64 ((a (array f64)) (x f64 inactive)  (n int)))",
+                "(custom k f64 ((a (array f64)) (x f64 inactive) (n int)))\n");
+  expect_prints("(custom-static k f32 ((x f32)))", "(custom-static k f32 ((x f32)))\n");
   expect_prints("(def-static g (tuple f64 int) ((x f64)) (tuple (if (lt x 0.0) (neg x) x) 3))",
                 "(def-static g (tuple f64 int) ((x f64))\n"
                 "  (tuple (if (lt x 0.0) (neg x) x) 3))\n");
