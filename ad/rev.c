@@ -173,7 +173,12 @@ static void primal_call(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   Expr *aug = ex_call(s->a, ad_name(s->m, g->name, "aug"), rhs->nargs, rhs->args);
   aug->loc = rhs->loc;
   Func *gaug = module_find(s->m, aug->name);
-  aug->type = gaug ? gaug->ret : NULL;
+  if (!gaug) {
+    fail(s, rhs->loc, arena_printf(s->a, "call to '%s', which writes or updates arrays: "
+                                   "not supported yet in reverse mode", g->name));
+    return;
+  }
+  aug->type = gaug->ret;
   Expr *pair = bind(s, primal, arena_printf(s->a, "%s_aug", x->name), aug);
   bindings_push(s->a, primal, x, ex_get(s->a, 0, pair));
   Expr *tape = bind(s, primal, arena_printf(s->a, "%s_tape", g->name),
