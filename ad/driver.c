@@ -11,6 +11,7 @@
 
 #include "ad/ad.h"
 #include "ad/transform.h"
+#include "ad/util.h"
 
 const char *ad_name(Module *m, const char *fname, const char *suffix) {
   return arena_printf(m->arena, "%s$%s", fname, suffix);
@@ -93,19 +94,6 @@ static const Expr *too_deep(const Expr *e, int depth) {
   return expr_is_loop(e) ? too_deep(e->body, depth + 1) : NULL;
 }
 
-/* Does e hold an array allocation or update (DESIGN 8.1)? */
-static bool writes_arrays(const Expr *e) {
-  for (; e->kind == E_LET; e = e->body)
-    if (writes_arrays(e->args[0]))
-      return true;
-  if (e->kind == E_ALLOC || e->kind == E_UPDATE)
-    return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (writes_arrays(e->args[i]))
-      return true;
-  return expr_is_loop(e) && writes_arrays(e->body);
-}
-
 bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!check_func(m, f, CHECK_SOURCE, err))
     return false;
@@ -142,7 +130,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     return false;
   if (func_num_outputs(f))
     return true; /* callers cannot take output arrays yet: no halves needed */
-  if (writes_arrays(fa->body))
+  if (expr_contains(fa->body, E_ALLOC) || expr_contains(fa->body, E_UPDATE))
     return true; /* the halves of a function that updates arrays (DESIGN 8.6)
                     are not built yet: its callers are refused in reverse
                     mode (ad/rev.c), f_rev itself is complete */

@@ -72,6 +72,8 @@
  *     iteration. A fold whose body consumes its state consumes its initial
  *     state, and its body may not return an array from outside the loop as
  *     that state;
+ *   - `len` of a consumed array is allowed: updates keep the length, and
+ *     the length of an array is not read from its elements;
  * Errors are located at the offending reference (or update) and name the
  * update that consumed the array.
  *
@@ -1200,6 +1202,10 @@ static Alias *lin_expr(Lin *l, Expr *e, bool *ok) {
     return alias_field(l, lin_expr(l, e->args[0], ok), e->args[0]->type, e->index);
   case E_LET:
     return lin_let(l, e, ok);
+  case E_LEN:
+    if (e->args[0]->kind == E_VAR)
+      return NULL; /* reads no element: every version has the same length */
+    break;
   case E_IF:
     return lin_if(l, e, ok);
   case E_BUILD:

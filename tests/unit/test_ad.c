@@ -828,6 +828,30 @@ static void test_forward_updates(void) {
   free(text);
 }
 
+/* What reverse mode does not support yet is refused with a message, never
+ * a wrong derivative: updates under a condition or in a loop (DESIGN 8.4). */
+static void test_reverse_update_limits(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/update.ir");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  static const char *const cases[][2] = {
+      {"branchy", "under a condition"},
+      {"prefix", "loop"},
+      {"swap2", "loop"},
+      {"local", "a loop that updates arrays"},
+  };
+  for (int k = 0; k < 4; k++) {
+    Module *m = support_parse(text, CHECK_SOURCE);
+    Diag d = {0};
+    bool ok = ad_differentiate(m, module_find(m, cases[k][0]), NULL, &d);
+    CU_ASSERT_FALSE(ok);
+    if (!ok && !strstr(d.msg, cases[k][1]))
+      fprintf(stderr, "%s: unexpected message: %s\n", cases[k][0], d.msg);
+    CU_ASSERT_TRUE(!ok && strstr(d.msg, cases[k][1]) && d.loc.line > 0);
+    module_free(m);
+  }
+  free(text);
+}
+
 static void test_special_partials(void) {
   const char *text =
       "(def q_fmod f64 ((a f64) (b f64)) (fmod a b))\n"
@@ -880,6 +904,7 @@ int main(void) {
   CU_add_test(s, "corpus: fd, duality, aug/bwd", test_corpus);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
+  CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
   CU_pSuite l = CU_add_suite("linear maps", NULL, NULL);
   CU_add_test(l, "semantics of apply against matrix algebra", test_linmap_semantics);
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);
