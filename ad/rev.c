@@ -725,6 +725,7 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
         break; /* aliases: resolved below, once the source has a buffer */
       default:
         fail(s, rhs->loc, array_producer_message(s, rhs));
+        varmap_free(&fresh);
         return;
       }
     }
