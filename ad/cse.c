@@ -9,7 +9,8 @@
  * in a canonical order first. Operations are pure, calls included; array
  * reads are left alone because cotangent buffers change under E_ACCUM (and
  * the C compiler merges reads of const arrays itself), and loops,
- * allocations and effects are never merged. Equal constant tables are. */
+ * allocations, updates (each consumes its array: two are never one) and
+ * effects are never merged. Equal constant tables are. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

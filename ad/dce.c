@@ -1,7 +1,8 @@
 /* dce.c: dead-code elimination.
  *
  * Requires ANF with unique binders. Guarantees that every remaining binding
- * is used (all operations are pure, so an unused one can go), and that an
+ * is used (all operations are pure, so an unused one can go: an `update`
+ * too, whose removal only leaves its array unconsumed), and that an
  * `if` whose tuple result has fields nobody projects returns only the used
  * fields: this drops the residuals of branches that the optimised reverse
  * sweep no longer reads, and then the computations that produced them. */

@@ -11,6 +11,7 @@
 
 #include "ad/ad.h"
 #include "ad/transform.h"
+#include "ad/util.h"
 
 const char *ad_name(Module *m, const char *fname, const char *suffix) {
   return arena_printf(m->arena, "%s$%s", fname, suffix);
@@ -129,6 +130,10 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     return false;
   if (func_num_outputs(f))
     return true; /* callers cannot take output arrays yet: no halves needed */
+  if (expr_contains(fa->body, E_ALLOC) || expr_contains(fa->body, E_UPDATE))
+    return true; /* the halves of a function that updates arrays (DESIGN 8.6)
+                    are not built yet: its callers are refused in reverse
+                    mode (ad/rev.c), f_rev itself is complete */
   if (!ad_split(m, f, rev, err))
     return false;
   Func *aug = module_find(m, ad_name(m, f->name, "aug"));

@@ -183,6 +183,33 @@ static void fwd_index(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     bind_tangent(s, out, x, ex_index(s->a, tangent_of(s, arr), rhs->args[1]));
 }
 
+/* update: the tangent array is unique too, and updated in the same place
+ * (DESIGN 8.1): d(update a i v) = update da i dv. The primal consumes a
+ * exactly when the tangent consumes da, so linearity carries over. */
+static void fwd_update(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  Expr *arr = rhs->args[0], *v = rhs->args[2];
+  if (!type_is_float(v->type) || (!has_tangent(s, arr) && !has_tangent(s, v))) {
+    bindings_push(s->a, out, x, rhs);
+    return; /* an int array, or nothing varies: the tangent stays zero */
+  }
+  Expr *dv = has_tangent(s, v) ? tangent_of(s, v) : ex_const(s->a, v->type, 0);
+  /* zeros made before the primal update, which consumes `arr` (its length) */
+  Expr *da = tangent_value(s, arr);
+  if (!expr_is_atom(da))
+    da = bind(s, out, dname(s, x), da);
+  bindings_push(s->a, out, x, rhs);
+  bind_tangent(s, out, x, ex_update(s->a, da, rhs->args[1], dv));
+}
+
+/* alloc: zeros, whose tangent is an array of zeros of its own (not a
+ * structural zero), so that updates, tuples and fold states holding it
+ * always have a tangent array to update; DCE drops it when unread. */
+static void fwd_alloc(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  if (type_is_float(rhs->type->elem))
+    bind_tangent(s, out, x, ex_alloc(s->a, rhs->type, rhs->args[0]));
+}
+
 /* The scalar leaves of a value of tuple-or-scalar type, as projections. */
 static void leaves(Fwd *s, Expr *atom, Type *t, PtrVec *out) {
   if (t->kind != TY_TUPLE) {
@@ -343,6 +370,12 @@ static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   switch (rhs->kind) {
   case E_INDEX:
     fwd_index(s, x, rhs, out);
+    return;
+  case E_UPDATE:
+    fwd_update(s, x, rhs, out);
+    return;
+  case E_ALLOC:
+    fwd_alloc(s, x, rhs, out);
     return;
   case E_BUILD:
   case E_SUM:

@@ -7,7 +7,9 @@
  * partial derivatives often involve only loop-invariant factors and the
  * (invariant) cotangent of a sum. Only operations that cannot fail are
  * moved, since a loop may run zero times: arithmetic other than integer
- * division, and constant tables; never array reads, calls, loops or effects (nor tuples and
+ * division, and constant tables; never array reads, calls, loops, effects,
+ * allocations or updates (an alloc hoisted out of a loop would be one array
+ * shared, and updated, by every iteration) (nor tuples and
  * projections, which cost nothing). Inner loops are treated first, so values move out level by
  * level. */
 #include "ad/ad.h"

@@ -31,6 +31,21 @@
  *    are computed in the reverse branch instead, so that a nest of n ifs
  *    does not carry the residuals of every level through every level.
  *
+ *  - An array update `x = update a i v` (DESIGN 8.2) saves the element it
+ *    overwrites in the primal sweep (`old = a[i]`, always: the pruning of
+ *    8.3 is a later pass); its reverse is, after the reverse of everything
+ *    that follows it: the cotangent `v_b = x_b[i]`, then `x_b[i] = 0` (an
+ *    update of the cotangent buffer, which a shares with x when a is an
+ *    array made here, else x_b is added into a's buffer), then the restore
+ *    `a' = update x i old`. From there on the reverse sweep names a's
+ *    buffer and a itself by their new versions (a renaming applied to the
+ *    reverse bindings that follow), so the memory holds, whenever the
+ *    reverse of a term runs, the version its primal read, and linearity
+ *    holds in f$rev. Output arrays made by updates are copied once at the
+ *    end of the primal sweep, since the restores undo them. Updates are
+ *    supported at the top level of f; inside a branch or a loop body (and
+ *    folds carrying arrays, 8.4) they are refused with a message.
+ *
  * Linear maps are left in the output for linmap_eliminate. */
 #include <string.h>
 
@@ -76,6 +91,10 @@ typedef struct Rev {
   VarMap fold_tape; /* Var bound by a fold or while -> atom of its saved states */
   VarMap while_count; /* Var bound by a while -> atom of its trip count */
   VarMap uses;      /* Var -> number of references in the function */
+  int nesting;      /* > 0 inside a branch or a loop body */
+  VarMap saved;     /* Var bound by an update -> atom of the element it overwrote */
+  VarMap copy_of;   /* array Var bound to another (let y x) -> that one */
+  PtrVec renames;   /* Rename*, in the order of the reverse bindings */
   Diag *err;
   bool failed;
 } Rev;
@@ -85,6 +104,15 @@ static void fail(Rev *s, Loc loc, const char *what) {
     diag_set(s->err, loc, "%s", what);
   s->failed = true;
 }
+
+/* From the reverse binding at index `at` on (exclusive), `from` is `to`:
+ * an array restored by the reverse of an update, or a cotangent buffer
+ * updated there. */
+typedef struct Rename {
+  int at;
+  Var *from;
+  Expr *to;
+} Rename;
 
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse);
 static Expr *buf_of(Rev *s, Expr *atom);
@@ -180,7 +208,12 @@ static void primal_call(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   Expr *aug = ex_call(s->a, ad_name(s->m, g->name, "aug"), rhs->nargs, rhs->args);
   aug->loc = rhs->loc;
   Func *gaug = module_find(s->m, aug->name);
-  aug->type = gaug ? gaug->ret : NULL;
+  if (!gaug) {
+    fail(s, rhs->loc, arena_printf(s->a, "call to '%s', which writes or updates arrays: "
+                                   "not supported yet in reverse mode", g->name));
+    return;
+  }
+  aug->type = gaug->ret;
   Expr *pair = bind(s, primal, arena_printf(s->a, "%s_aug", x->name), aug);
   bindings_push(s->a, primal, x, ex_get(s->a, 0, pair));
   Expr *tape = bind(s, primal, arena_printf(s->a, "%s_tape", g->name),
@@ -227,7 +260,9 @@ static Expr *branch_rev(Rev *s, IfRev *info, int j, Expr *branch, Bindings *bpri
   s->layer = &layer;
   Bindings *brev = &info->rev[j];
   *brev = (Bindings){0};
+  s->nesting++;
   Expr *r = rev_block(s, branch, ex_var(s->a, info->ct_var), bprimal, brev);
+  s->nesting--;
   s->layer = layer.parent;
   for (int i = 0; i < layer.order.len; i++) {
     Var *v = layer.order.items[i];
@@ -490,8 +525,34 @@ static void primal_while(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   varmap_put(&s->while_count, x, count);
 }
 
+/* The primal of an update saves the element it overwrites, read before the
+ * store (DESIGN 8.2). */
+static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  if (s->nesting > 0) {
+    fail(s, rhs->loc, "an array update inside a branch or a loop body cannot be "
+                      "differentiated in reverse mode yet");
+    return;
+  }
+  Expr *old = bind(s, primal, arena_printf(s->a, "%s_old", x->name),
+                   ex_index(s->a, rhs->args[0], rhs->args[1]));
+  varmap_put(&s->saved, x, old);
+  bindings_push(s->a, primal, x, rhs);
+}
+
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (rhs->kind == E_FOLD)
+  if ((rhs->kind == E_IF || expr_is_loop(rhs)) && expr_contains(rhs, E_UPDATE)) {
+    fail(s, rhs->loc, rhs->kind == E_IF
+                          ? "an array updated under a condition cannot be differentiated "
+                            "in reverse mode yet"
+                          : "a loop that updates arrays cannot be differentiated in "
+                            "reverse mode yet");
+    return;
+  }
+  if (rhs->kind == E_VAR && x->type->kind == TY_ARRAY)
+    varmap_put(&s->copy_of, x, rhs->var);
+  if (rhs->kind == E_UPDATE)
+    primal_update(s, x, rhs, primal);
+  else if (rhs->kind == E_FOLD)
     primal_fold(s, x, rhs, primal);
   else if (rhs->kind == E_WHILE)
     primal_while(s, x, rhs, primal);
@@ -701,6 +762,12 @@ static const char *array_producer_message(Rev *s, const Expr *rhs) {
  * Walks backwards so that a scatter's base, used only there, can share the
  * scatter's buffer, since the base's cotangent is exactly the result's. */
 static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
+  VarMap fresh = {0}; /* arrays this block makes (not copies, not parameters) */
+  for (int i = 0; i < b->vars.len; i++) {
+    ExprKind k = ((Expr *)b->rhss.items[i])->kind;
+    if (k == E_ALLOC || k == E_BUILD || k == E_UPDATE || k == E_SCATTER)
+      varmap_put(&fresh, b->vars.items[i], b->vars.items[i]);
+  }
   for (int i = b->vars.len - 1; i >= 0; i--) {
     Var *x = b->vars.items[i];
     Expr *rhs = b->rhss.items[i];
@@ -708,6 +775,8 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
       continue;
     if (!varmap_get(&s->bufs, x)) {
       switch (rhs->kind) {
+      case E_ALLOC:
+      case E_UPDATE:
       case E_BUILD:
       case E_SCATTER:
         if (x->type->kind == TY_ARRAY) {
@@ -731,13 +800,20 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
         break; /* aliases: resolved below, once the source has a buffer */
       default:
         fail(s, rhs->loc, array_producer_message(s, rhs));
+        varmap_free(&fresh);
         return;
       }
     }
     if (rhs->kind == E_SCATTER && rhs->args[0]->kind == E_VAR &&
         count_uses(s, rhs->args[0]->var) == 1)
       varmap_put(&s->bufs, rhs->args[0]->var, varmap_get(&s->bufs, x));
+    /* the versions of an array made here share one buffer, updated in
+     * place like the array; a parameter or a copy keeps its own */
+    if (rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR &&
+        varmap_has(&fresh, rhs->args[0]->var) && !varmap_get(&s->bufs, rhs->args[0]->var))
+      varmap_put(&s->bufs, rhs->args[0]->var, varmap_get(&s->bufs, x));
   }
+  varmap_free(&fresh);
   for (int i = 0; i < b->vars.len; i++) {
     Var *x = b->vars.items[i];
     Expr *rhs = b->rhss.items[i];
@@ -768,7 +844,9 @@ static void reverse_body(Rev *s, Expr *body, Expr *ct, Bindings *out, PtrVec *ou
   Layer layer = {.parent = s->layer};
   s->layer = &layer;
   Bindings rev = {0};
+  s->nesting++;
   rev_block(s, body, ct, out, &rev);
+  s->nesting--;
   for (int i = 0; i < rev.vars.len; i++)
     bindings_push(s->a, out, rev.vars.items[i], rev.rhss.items[i]);
   if (state) {
@@ -968,6 +1046,59 @@ static void backprop_index(Rev *s, Expr *rhs, Expr *ct, Bindings *out) {
     bind(s, out, "acc", ex_accum(s->a, h, rhs->args[1], ct));
 }
 
+static void rename_after(Rev *s, Bindings *out, Var *from, Expr *to) {
+  Rename *r = arena_alloc(s->a, sizeof *r);
+  r->at = out->vars.len - 1;
+  r->from = from;
+  r->to = to;
+  ptrvec_push(s->a, &s->renames, r);
+}
+
+/* The reverse of `x = update a i v` (DESIGN 8.2), everything after it
+ * reversed already: the cotangent of v, the dropped cotangent of the
+ * overwritten element, then the restore of a's memory. */
+static void backprop_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
+  Expr *a = rhs->args[0], *i = rhs->args[1], *v = rhs->args[2];
+  Expr *hx = varmap_get(&s->bufs, x);
+  if (hx && hx->kind == E_VAR && type_is_float(v->type)) {
+    add_contrib(s, v, -1, bind(s, out, arena_printf(s->a, "%s_b", x->name), ex_index(s->a, hx, i)));
+    Expr *zeroed = bind(s, out, arena_printf(s->a, "%s_b", x->name),
+                        ex_update(s->a, hx, i, ex_const(s->a, v->type, 0)));
+    rename_after(s, out, hx->var, zeroed);
+    Expr *ha = buf_of(s, a);
+    if (ha && !atom_eq(ha, hx)) { /* a parameter or a copy: ha += x_b, once */
+      Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
+      Bindings cb = {0};
+      bind(s, &cb, "acc", ex_accum(s->a, ha, ex_var(s->a, j), ex_index(s->a, zeroed, ex_var(s->a, j))));
+      bind(s, out, "add", ex_sum(s->a, ex_len(s->a, ex_var(s->a, x)), j,
+                                 bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL))));
+    }
+  }
+  if (a->kind != E_VAR)
+    return;
+  Expr *old = varmap_get(&s->saved, x);
+  Expr *restored = bind(s, out, arena_printf(s->a, "%s_r", a->var->name),
+                        ex_update(s->a, ex_var(s->a, x), i, old));
+  /* the array, under every name of it, is the restored version from here */
+  for (Var *n = a->var; n; n = varmap_get(&s->copy_of, n))
+    rename_after(s, out, n, restored);
+}
+
+/* Applies the renamings of the reverse of updates to the reverse sweep:
+ * each from the binding after the one that made the new version. */
+static void apply_renames(Rev *s, Bindings *reverse) {
+  VarMap cur = {0};
+  int r = 0;
+  for (int k = 0; k < reverse->vars.len; k++) {
+    reverse->rhss.items[k] = expr_subst(s->a, reverse->rhss.items[k], &cur);
+    for (; r < s->renames.len && ((Rename *)s->renames.items[r])->at == k; r++) {
+      Rename *rn = s->renames.items[r];
+      varmap_put(&cur, rn->from, rn->to);
+    }
+  }
+  varmap_free(&cur);
+}
+
 static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   switch (rhs->kind) {
   case E_VAR:
@@ -1028,6 +1159,8 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
         backprop_build(s, x, arhs, reverse);
       else if (arhs->kind == E_SCATTER)
         backprop_scatter(s, x, arhs, reverse);
+      else if (arhs->kind == E_UPDATE)
+        backprop_update(s, x, arhs, reverse);
       continue;
     }
     Contrib *c = take_contribs(s, x);
@@ -1104,8 +1237,43 @@ static Expr *result_seed(Rev *s, Func *f, Expr *ret_b) {
   return ex_tuple(s->a, k, parts);
 }
 
+/* Output arrays that updates made are copied at the end of f's primal
+ * (`y' = build (len y) (k) y[k]`): the reverse sweep's restores undo the
+ * updates in y's memory, and the caller must get f's final values. One
+ * copy per output array, never per write. Returns f's body, rewritten when
+ * needed. */
+static Expr *copy_updated_outputs(Rev *s, Func *f) {
+  if (!func_num_outputs(f) || !expr_contains(f->body, E_UPDATE))
+    return f->body;
+  Bindings b;
+  bindings_of(s->a, f->body, &b);
+  Expr *tup = NULL;
+  for (int i = b.vars.len - 1; i >= 0 && b.result->kind == E_VAR && !tup; i--)
+    if (b.vars.items[i] == b.result->var)
+      tup = b.rhss.items[i];
+  if (!tup || tup->kind != E_TUPLE)
+    return f->body;
+  Expr *copy = ex_clone_shallow(s->a, tup);
+  for (int j = 1; j < tup->nargs; j++) {
+    Expr *y = tup->args[j];
+    if (y->kind != E_VAR || y->type->kind != TY_ARRAY)
+      continue;
+    Expr *n = bind(s, &b, "n", ex_len(s->a, y));
+    Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
+    Bindings body = {0};
+    Expr *yk = bind(s, &body, "e", ex_index(s->a, y, ex_var(s->a, k)));
+    copy->args[j] = bind(s, &b, arena_printf(s->a, "%s_final", y->var->name),
+                         ex_build(s->a, n, k, bindings_build(s->a, &body, yk)));
+  }
+  Expr *res = bind(s, &b, "res", copy);
+  return bindings_build(s->a, &b, res);
+}
+
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err};
+  Func copied = *f;
+  copied.body = copy_updated_outputs(&s, f);
+  f = &copied;
   Layer top = {0};
   s.layer = &top;
   expr_visit_vars(f->body, count_use, &s.uses);
@@ -1150,6 +1318,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
     ptrvec_push(s.a, &cts, ct);
     ptrvec_push(s.a, &ct_types, tt);
   }
+  apply_renames(&s, &reverse);
   Expr *ct_tuple = ex_tuple(s.a, cts.len, (Expr **)cts.items);
   Expr *result = ex_tuple(s.a, 2, (Expr *[]){r, ct_tuple});
   for (int i = 0; i < reverse.vars.len; i++)
@@ -1167,5 +1336,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   varmap_free(&s.fold_tape);
   varmap_free(&s.while_count);
   varmap_free(&s.uses);
+  varmap_free(&s.saved);
+  varmap_free(&s.copy_of);
   return s.failed ? NULL : g;
 }

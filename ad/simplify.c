@@ -8,7 +8,9 @@
  * are linear in a structurally zero operand give a structural zero (mul,
  * div of a zero, neg, conversions, and the backpropagator call g$bwd with a
  * zero cotangent); a tuple of zeros is a zero; the length of an array
- * whose length is known (build, alloc, scatter, table) is that length. Only *structural* zeros are
+ * whose length is known (build, alloc, scatter, update, table) is that length.
+ * `update` stays an ordinary binding: only atoms are propagated, so no read
+ * of an array moves past the update that consumes it. Only *structural* zeros are
  * folded: a numeric 0.0 is never assumed to annihilate (0 * inf is NaN).
  *
  * materialize_expr turns the remaining structural zeros into constants and
@@ -183,7 +185,7 @@ static void note_lengths(Simp *s, Var *x, Expr *r) {
   Expr *len = NULL;
   if ((r->kind == E_BUILD || r->kind == E_ALLOC) && expr_is_atom(r->args[0]))
     len = r->args[0];
-  else if (r->kind == E_SCATTER && r->args[0]->kind == E_VAR)
+  else if ((r->kind == E_SCATTER || r->kind == E_UPDATE) && r->args[0]->kind == E_VAR)
     len = varmap_get(&s->lengths, r->args[0]->var);
   else if (r->kind == E_TABLE) /* its elements are its operands */
     len = ex_int(s->a, r->nargs);

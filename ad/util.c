@@ -361,3 +361,15 @@ const char *c_name_of(Arena *a, const char *ir_name) {
   return arena_printf(a, "%.*s%s%s", (int)base, ir_name, contract ? "_" : "__",
                       suffix);
 }
+
+bool expr_contains(const Expr *e, ExprKind k) {
+  for (; e->kind == E_LET; e = e->body)
+    if (expr_contains(e->args[0], k))
+      return true;
+  if (e->kind == k)
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_contains(e->args[i], k))
+      return true;
+  return expr_is_loop(e) && expr_contains(e->body, k);
+}

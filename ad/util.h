@@ -58,6 +58,9 @@ int active_index(const Type *t, int i);
 bool type_holds_array(const Type *t);
 bool atom_eq(const Expr *x, const Expr *y);
 
+/* Does e hold a node of kind k, in nested blocks too? */
+bool expr_contains(const Expr *e, ExprKind k);
+
 /* Calls `visit` on each variable referenced (not bound) in e, including
  * references in nested blocks. Iterative on let chains. */
 void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);

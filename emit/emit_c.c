@@ -786,6 +786,7 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_LEN:
   case E_ACCUM:
   case E_ALLOC:
+  case E_UPDATE:
     emit_array_op(e, x, rhs);
     return;
   case E_TABLE:
@@ -1071,12 +1072,42 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   varmap_put(&e->vals, x, triple);
 }
 
+static CVal *writable_copy(Em *e, CVal *arr, const char *base);
+
+/* The initial state of a fold that updates its arrays in place (DESIGN
+ * 8.4): each array leaf must be memory we may write, owned outside the
+ * loop; a read-only one is copied once, before the loop. */
+static CVal *owned_state(Em *e, CVal *init, const char *base) {
+  if (init->type->kind == TY_ARRAY)
+    return init->writable ? init : writable_copy(e, init, base);
+  if (is_leaf(init->type))
+    return init;
+  CVal *v = cv_scalar(e, init->type, NULL);
+  v->n = init->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(v->n ? v->n : 1));
+  for (int i = 0; i < v->n; i++)
+    v->elems[i] = owned_state(e, init->elems[i], base);
+  return v;
+}
+
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   Type *st = rhs->args[1]->type;
-  CVal *state = declare_init(e, st, name_of(e, rhs->var2), cval_of(e, rhs->args[1]));
-  PtrVec leaves = {0};
+  bool in_place = expr_contains(rhs->body, E_UPDATE);
+  CVal *init = cval_of(e, rhs->args[1]);
+  if (in_place)
+    init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
+  PtrVec leaves = {0}, init_leaves = {0};
   leaves_of(e->a, state, &leaves);
+  leaves_of(e->a, init, &init_leaves);
+  for (int i = 0; in_place && i < leaves.len && i < init_leaves.len; i++) {
+    CVal *l = leaves.items[i], *il = init_leaves.items[i];
+    if (l->type->kind == TY_ARRAY) { /* the state names the owned arrays */
+      l->writable = true;
+      l->len = il->len;
+    }
+  }
   CVal *tape = NULL;
   if (rhs->kind == E_FOLDSAVE) {
     const char *count = arena_printf(e->a, "(long long)%s * %d", n, leaves.len);
@@ -1092,7 +1123,26 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
-  step_state(e, &leaves, &src, 0);
+  const char **tmp = arena_alloc(e->a, sizeof(char *) * (size_t)(leaves.len + 1));
+  for (int i = 0; i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    const char *next = ((CVal *)src.items[i])->expr;
+    tmp[i] = nameset_fresh(&e->names, e->a, "next");
+    if (l->type->kind == TY_ARRAY) {
+      /* an array the body updated in place, or one of the state's arrays
+       * swapped into this leaf: anything else was freed with the body */
+      bool owned = false;
+      for (int j = 0; j < leaves.len; j++)
+        owned = owned || strcmp(next, ((CVal *)leaves.items[j])->expr) == 0;
+      if (in_place && !owned)
+        em_fail(e, "a loop whose next state is an array made in its body: not supported yet");
+      line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i], next);
+      continue;
+    }
+    line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i], next);
+  }
+  for (int i = 0; i < leaves.len; i++)
+    line(e, "%s = %s;", ((CVal *)leaves.items[i])->expr, tmp[i]);
   close_scope(e, saved);
   close_loop(e);
   if (!tape) {
@@ -1160,6 +1210,35 @@ static void emit_scatter(Em *e, Var *x, Expr *rhs) {
   varmap_put(&e->vals, x, res);
 }
 
+/* A private copy of an array we may not write (a const input, a table):
+ * the one O(n) copy an update of such an array costs; its own updates are
+ * in place after that. */
+static CVal *writable_copy(Em *e, CVal *arr, const char *base) {
+  if (!arr->len) {
+    em_fail(e, "an update of a read-only array whose length is unknown");
+    return arr;
+  }
+  CVal *copy = new_array(e, arr->type, base, arr->len, false);
+  const char *j = nameset_fresh(&e->names, e->a, "j");
+  line(e, "for (int %s = 0; %s < %s; %s++)", j, j, arr->len, j);
+  line(e, "  %s[%s] = %s[%s];", copy->expr, j, arr->expr, j);
+  return copy;
+}
+
+/* (update a i v) is the store a[i] = v into a's memory: the checker's
+ * linearity guarantees that nothing reads the old version afterwards, so
+ * the result is the same C array under a new IR name. */
+static CVal *emit_update(Em *e, Expr *rhs) {
+  CVal *arr = cval_of(e, rhs->args[0]);
+  if (!arr->writable)
+    arr = writable_copy(e, arr, "copy");
+  line(e, "%s[%s] = %s;", arr->expr, scalar_text(e, rhs->args[1]), scalar_text(e, rhs->args[2]));
+  CVal *v = cv_scalar(e, arr->type, arr->expr);
+  v->len = arr->len;
+  v->writable = true;
+  return v;
+}
+
 static void emit_array_op(Em *e, Var *x, Expr *rhs) {
   switch (rhs->kind) {
   case E_INDEX: {
@@ -1181,9 +1260,25 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
          scalar_text(e, rhs->args[2]));
     varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
     return;
-  case E_ALLOC:
-    varmap_put(&e->vals, x,
-               new_array(e, rhs->type, name_of(e, x), scalar_text(e, rhs->args[0]), true));
+  case E_ALLOC: {
+    const char *n = scalar_text(e, rhs->args[0]);
+    CVal *home = home_of(e, x);
+    if (!home) {
+      varmap_put(&e->vals, x, new_array(e, rhs->type, name_of(e, x), n, true));
+      return;
+    }
+    /* an output array made of zeros: zeroed where the caller wants it */
+    const char *j = nameset_fresh(&e->names, e->a, "j");
+    line(e, "for (int %s = 0; %s < %s; %s++)", j, j, n, j);
+    line(e, "  %s[%s] = %s;", home->expr, j, zero_of_type(e, rhs->type->elem));
+    CVal *v = cv_scalar(e, rhs->type, home->expr);
+    v->len = n;
+    v->writable = true;
+    varmap_put(&e->vals, x, v);
+    return;
+  }
+  case E_UPDATE:
+    varmap_put(&e->vals, x, emit_update(e, rhs));
     return;
   default:
     return;
@@ -1323,6 +1418,14 @@ static const char *param_cname(Em *e, Var *v) {
 /* Declares the parameters of a generated function after its kind. Arrays
  * are pointers: the inputs const, outputs and cotangent buffers writable,
  * output seeds const. */
+/* An output array parameter is memory f may write: an update of it (or
+ * of its tangent) stores there directly. */
+static void writable_param(Em *e, Var *p) {
+  CVal *v = cv_scalar(e, p->type, name_of(e, p));
+  v->writable = true;
+  varmap_put(&e->vals, p, v);
+}
+
 static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
                            PtrVec *outs) {
   Arena *a = e->a;
@@ -1335,9 +1438,13 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
       bool out = cls == PARAM_OUT_ARRAY;
       Var *p = g->params[gi++];
       sig_param(e, sig, param_type(a, p->type, out), param_cname(e, p));
+      if (out)
+        writable_param(e, p);
       if (kind == FN_FWD && func_param_active(f, i)) {
         Var *dp = g->params[gi++];
         sig_param(e, sig, param_type(a, dp->type, out), param_cname(e, dp));
+        if (out)
+          writable_param(e, dp);
       }
     }
     if (kind == FN_FWD && type_is_active(r)) {
@@ -1349,6 +1456,9 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
     for (int i = 0, gi = 0; i < f->nparams; i++) {
       ParamClass cls = func_param_class(f, i);
       Var *p = g->params[gi++];
+      /* not writable by updates here: the reverse sweep's restores would
+       * undo them in the caller's buffer (ad/rev.c copies outputs made by
+       * updates instead) */
       sig_param(e, sig, param_type(a, p->type, cls == PARAM_OUT_ARRAY), param_cname(e, p));
       if (cls == PARAM_ACTIVE_SCALAR) {
         const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
@@ -1566,6 +1676,11 @@ static void output_homes(Em *e, FnKind kind, const Func *f, Func *g) {
     Home *h = varmap_get(&e->homes, b.vars.items[i]);
     if (h && rhs->kind == E_SCATTER && rhs->args[0]->kind == E_VAR &&
         use_count(e, rhs->args[0]->var) == 1 && bound_rhs(g->body, rhs->args[0]))
+      varmap_put(&e->homes, rhs->args[0]->var, h);
+    /* an update chain lives where its last version must end up: the array
+     * it starts from is made there (the chain writes in place) */
+    if (h && rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR &&
+        bound_rhs(g->body, rhs->args[0]))
       varmap_put(&e->homes, rhs->args[0]->var, h);
   }
 }

@@ -44,15 +44,42 @@
  *                         b : (tuple int (tuple T...)); gives base's type
  *   (accum buf i v)       buf : (array T) with T f64 or f32, i : int, v : T
  *                         give (tuple); not in CHECK_SOURCE
- *   (alloc A n)           A = (array T) with T f64 or f32, n : int give A;
- *                         not in CHECK_SOURCE
+ *   (alloc A n)           A = (array T) with T a number, n : int give A
+ *                         (zeroed; also in CHECK_SOURCE: C's calloc)
+ *   (update a i v)        a : (array T), i : int, v : T give (array T);
+ *                         consumes a (below)
  * Array elements are numbers; `plus` is not defined on arrays. A function
  * with parameter classes has arrays exactly at its PARAM_IN_ARRAY and
  * PARAM_OUT_ARRAY parameters, and with k > 0 output parameters of types
  * Y1..Yk it returns (tuple R Y1 ... Yk), R a number or (tuple).
  *
- * The walk is an explicit post-order stack, so neither long let chains nor
- * deep nesting recurse. */
+ * Linearity (DESIGN 8.1), checked after typing in functions that contain
+ * an `update`: `(update a i v)` consumes the array a, and nothing evaluated
+ * after it may refer to that array, under its name or any name that
+ * aliases it (a let copy, a tuple holding it, a projection of one). Every
+ * array version therefore has one live name and the emitter stores in
+ * place. Precisely:
+ *   - aliases are tracked per array leaf of a value: `let`, `get`, `tuple`
+ *     and `if` (either branch) propagate them; alloc, build, scatter, call,
+ *     table and update results are fresh arrays;
+ *   - operands are evaluated left to right, and a value computed earlier in
+ *     the same enclosing term (a tuple's first field, an index's array) is
+ *     still held, so the update may not consume it either;
+ *   - each branch of an `if` may consume; after the `if` an array either
+ *     branch consumed is consumed;
+ *   - a loop body may consume only arrays made inside it (and a fold's
+ *     state): an array from outside would be consumed again by the next
+ *     iteration. A fold whose body consumes its state consumes its initial
+ *     state, and its body may not return an array from outside the loop as
+ *     that state;
+ *   - `len` of a consumed array is allowed: updates keep the length, and
+ *     the length of an array is not read from its elements;
+ * Errors are located at the offending reference (or update) and name the
+ * update that consumed the array.
+ *
+ * The typing walk is an explicit post-order stack, so neither long let
+ * chains nor deep nesting recurse; the linearity walk iterates on let
+ * chains and recurses only into nested terms. */
 #include "ir.h"
 #include "irmap.h"
 
@@ -67,6 +94,7 @@ typedef struct Checker {
   CheckMode mode;
   Diag *err;
   IrMap scope; /* Var* -> number of binders in scope, as a pointer */
+  bool has_update; /* the body holds an update: linearity is checked */
 } Checker;
 
 static bool fail(Checker *c, const Expr *e, const char *fmt, ...)
@@ -221,6 +249,7 @@ static int expected_nargs(const Expr *e) {
     return 2;
   case E_IF:
   case E_ACCUM:
+  case E_UPDATE:
     return 3;
   case E_PRIM:
     return prim_info(e->op) ? prim_info(e->op)->arity : -1;
@@ -247,11 +276,11 @@ static const char *kind_name(const Expr *e) {
       [E_FOLD] = "fold",      [E_FOLDSAVE] = "fold-save",
       [E_WHILE] = "while",    [E_WHILESAVE] = "while-save",
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
-      [E_TABLE] = "table",
+      [E_TABLE] = "table",    [E_UPDATE] = "update",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
-  return (unsigned)e->kind <= E_TABLE ? names[e->kind] : "?";
+  return (unsigned)e->kind <= E_UPDATE ? names[e->kind] : "?";
 }
 
 static bool binds_state(const Expr *e) { return expr_binds_state(e); }
@@ -259,7 +288,7 @@ static bool binds_state(const Expr *e) { return expr_binds_state(e); }
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
 static bool check_shape(Checker *c, const Expr *e) {
-  if ((unsigned)e->kind > E_TABLE)
+  if ((unsigned)e->kind > E_UPDATE)
     return fail(c, e, "malformed node of kind %d", (int)e->kind);
   int want = expected_nargs(e);
   if (e->kind == E_PRIM && want < 0)
@@ -281,7 +310,7 @@ static bool check_shape(Checker *c, const Expr *e) {
   if (c->mode == CHECK_SOURCE && tangent_only)
     return fail(c, e, "tangent-only construct '%s' in source program",
                 kind_name(e));
-  if (c->mode == CHECK_SOURCE && (e->kind == E_ACCUM || e->kind == E_ALLOC))
+  if (c->mode == CHECK_SOURCE && e->kind == E_ACCUM)
     return fail(c, e, "derivative-only construct '%s' in source program",
                 kind_name(e));
   if ((e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE ||
@@ -517,10 +546,24 @@ static bool check_accum(Checker *c, Expr *e) {
 }
 
 static bool check_alloc(Checker *c, Expr *e) {
-  if (!is_array(e->type) || !type_is_float(e->type->elem))
-    return fail(c, e, "'alloc' of %s; expected an array of f64 or f32",
+  if (!is_array(e->type) || !is_numeric(e->type->elem))
+    return fail(c, e, "'alloc' of %s; expected an array of numbers",
                 tname(e->type));
-  return expect_int(c, e->args[0], "buffer length");
+  return expect_int(c, e->args[0], "array length");
+}
+
+static bool check_update(Checker *c, Expr *e) {
+  Type *t = e->args[0]->type;
+  if (!is_array(t))
+    return fail(c, e, "'update' of a value of type %s, which is not an array", tname(t));
+  if (!expect_int(c, e->args[1], "array index"))
+    return false;
+  if (!type_eq(e->args[2]->type, t->elem))
+    return fail(c, e->args[2], "'update' stores a value of type %s into %s",
+                tname(e->args[2]->type), tname(t));
+  e->type = t;
+  c->has_update = true;
+  return true;
 }
 
 /* A table is an array of numbers whose elements are constants of its
@@ -821,6 +864,9 @@ static bool finish(Checker *c, Expr *e) {
   case E_ALLOC:
     ok = check_alloc(c, e);
     break;
+  case E_UPDATE:
+    ok = check_update(c, e);
+    break;
   case E_TABLE:
     ok = check_table(c, e);
     break;
@@ -895,6 +941,352 @@ static bool check_expr(Checker *c, Expr *root) {
     len--;
   }
   free(stack); /* the scope dies with the checker */
+  return ok;
+}
+
+
+/* ----------------------------------------------------------- linearity */
+
+/* One array (a leaf of some value): made at loop depth `depth`, consumed
+ * by the update `by` (NULL while live). */
+typedef struct Root {
+  const char *name; /* the variable that first named it, for messages */
+  int depth;
+  const Expr *by;
+} Root;
+
+/* What a value may alias: per array leaf (in type order), the roots. */
+typedef struct Alias {
+  int n;
+  PtrVec *leaves;
+} Alias;
+
+typedef struct Lin {
+  Checker *c;
+  Arena *a;
+  IrMap vars;    /* Var* -> Alias* */
+  PtrVec log;    /* Root* in order of consumption (undone for if branches) */
+  PtrVec held;   /* Alias*: values computed and still held by enclosing terms */
+  int depth;     /* loop nesting */
+} Lin;
+
+static int array_leaves(const Type *t) {
+  if (!t)
+    return 0;
+  if (t->kind == TY_ARRAY)
+    return 1;
+  int n = 0;
+  if (t->kind == TY_TUPLE)
+    for (int i = 0; i < t->n; i++)
+      n += array_leaves(t->elems[i]);
+  return n;
+}
+
+static Alias *alias_new(Lin *l, int n) {
+  Alias *al = arena_alloc(l->a, sizeof *al);
+  al->n = n;
+  al->leaves = arena_alloc(l->a, sizeof(PtrVec) * (size_t)(n ? n : 1));
+  return al;
+}
+
+static void add_root(Lin *l, PtrVec *leaf, Root *r) {
+  for (int i = 0; i < leaf->len; i++)
+    if (leaf->items[i] == r)
+      return;
+  ptrvec_push(l->a, leaf, r);
+}
+
+static void add_roots(Lin *l, PtrVec *dst, const PtrVec *src) {
+  for (int i = 0; i < src->len; i++)
+    add_root(l, dst, src->items[i]);
+}
+
+/* An alias of t's shape whose leaves are the union of `parts`' leaves (all
+ * of the same shape, NULL entries skipped). */
+static Alias *alias_union(Lin *l, int n, Alias *x, Alias *y) {
+  Alias *al = alias_new(l, n);
+  for (int k = 0; k < n; k++) {
+    if (x && k < x->n)
+      add_roots(l, &al->leaves[k], &x->leaves[k]);
+    if (y && k < y->n)
+      add_roots(l, &al->leaves[k], &y->leaves[k]);
+  }
+  return al;
+}
+
+/* Every leaf of al gets a new root named after v as well: a let-bound
+ * value is an array of its own when its producer made a fresh one, and
+ * names the same roots as its source otherwise. */
+static Alias *alias_named(Lin *l, Alias *al, const Type *t, const char *name) {
+  int n = array_leaves(t);
+  Alias *r = alias_new(l, n);
+  for (int k = 0; k < n; k++) {
+    if (al && k < al->n)
+      add_roots(l, &r->leaves[k], &al->leaves[k]);
+    Root *root = arena_alloc(l->a, sizeof *root);
+    root->name = name;
+    root->depth = l->depth;
+    add_root(l, &r->leaves[k], root);
+  }
+  return r;
+}
+
+/* The leaves of field `index` of a tuple of type t. */
+static Alias *alias_field(Lin *l, Alias *al, const Type *t, int index) {
+  if (!al || !t || t->kind != TY_TUPLE || index < 0 || index >= t->n)
+    return NULL;
+  int first = 0;
+  for (int i = 0; i < index; i++)
+    first += array_leaves(t->elems[i]);
+  int n = array_leaves(t->elems[index]);
+  Alias *r = alias_new(l, n);
+  for (int k = 0; k < n && first + k < al->n; k++)
+    add_roots(l, &r->leaves[k], &al->leaves[first + k]);
+  return r;
+}
+
+static const Root *consumed_root(const Alias *al) {
+  for (int k = 0; al && k < al->n; k++)
+    for (int i = 0; i < al->leaves[k].len; i++) {
+      const Root *r = al->leaves[k].items[i];
+      if (r->by)
+        return r;
+    }
+  return NULL;
+}
+
+static bool use_after_consume(Lin *l, const Expr *at, const char *name, const Root *r) {
+  const char *what = r->by->kind == E_UPDATE ? "update" : kind_name(r->by);
+  if (r->by->loc.line)
+    return fail(l->c, at, "'%s' is used after the %s at %d:%d consumed %s'%s'", name, what,
+                r->by->loc.line, r->by->loc.col, strcmp(name, r->name) ? "the array of " : "",
+                r->name);
+  return fail(l->c, at, "'%s' is used after an %s consumed %s'%s'", name, what,
+              strcmp(name, r->name) ? "the array of " : "", r->name);
+}
+
+/* A reference to v (or, with field >= 0, to that field of v). */
+static Alias *lin_var(Lin *l, const Expr *at, Var *v, int field, bool *ok) {
+  Alias *al = irmap_get(&l->vars, v);
+  if (field >= 0)
+    al = alias_field(l, al, v->type, field);
+  const Root *r = consumed_root(al);
+  if (r)
+    *ok = use_after_consume(l, at, v->name, r);
+  return al;
+}
+
+/* Marks al's roots consumed by the update (or fold) `by`. */
+static bool consume(Lin *l, const Expr *by, const Alias *al) {
+  for (int k = 0; al && k < al->n; k++)
+    for (int i = 0; i < al->leaves[k].len; i++) {
+      Root *r = al->leaves[k].items[i];
+      if (r->depth < l->depth)
+        return fail(l->c, by, "'%s' inside a loop consumes '%s', which is defined outside "
+                    "it (the next iteration would write it again)", kind_name(by), r->name);
+      for (int h = 0; h < l->held.len; h++) {
+        const Alias *held = l->held.items[h];
+        for (int hk = 0; hk < held->n; hk++)
+          for (int hi = 0; hi < held->leaves[hk].len; hi++)
+            if (held->leaves[hk].items[hi] == r)
+              return fail(l->c, by, "'%s' consumes '%s' while an enclosing term still "
+                          "holds its earlier value", kind_name(by), r->name);
+      }
+      if (!r->by) {
+        r->by = by;
+        ptrvec_push(l->a, &l->log, r);
+      }
+    }
+  return true;
+}
+
+static Alias *lin_expr(Lin *l, Expr *e, bool *ok);
+
+/* The operands of e in order, each held while the later ones run. */
+static void lin_operands(Lin *l, Expr *e, Alias **vals, bool *ok) {
+  int held = l->held.len;
+  for (int i = 0; i < e->nargs && *ok; i++) {
+    vals[i] = lin_expr(l, e->args[i], ok);
+    if (vals[i])
+      ptrvec_push(l->a, &l->held, vals[i]);
+  }
+  l->held.len = held;
+}
+
+static Alias *lin_if(Lin *l, Expr *e, bool *ok) {
+  lin_expr(l, e->args[0], ok);
+  int mark = l->log.len;
+  Alias *t = *ok ? lin_expr(l, e->args[1], ok) : NULL;
+  /* the else branch starts from the state before the then branch */
+  int nthen = l->log.len - mark;
+  Root **then_roots = arena_alloc(l->a, sizeof(Root *) * (size_t)(nthen ? nthen : 1));
+  const Expr **then_by = arena_alloc(l->a, sizeof(Expr *) * (size_t)(nthen ? nthen : 1));
+  for (int i = 0; i < nthen; i++) {
+    then_roots[i] = l->log.items[mark + i];
+    then_by[i] = then_roots[i]->by;
+    then_roots[i]->by = NULL;
+  }
+  l->log.len = mark;
+  Alias *f = *ok ? lin_expr(l, e->args[2], ok) : NULL;
+  for (int i = 0; i < nthen; i++) /* consumed by either branch: consumed after */
+    if (!then_roots[i]->by) {
+      then_roots[i]->by = then_by[i];
+      ptrvec_push(l->a, &l->log, then_roots[i]);
+    }
+  return alias_union(l, array_leaves(e->type), t, f);
+}
+
+/* The roots of al made outside the current loop body. */
+static Alias *outer_part(Lin *l, Alias *al) {
+  if (!al)
+    return NULL;
+  Alias *r = alias_new(l, al->n);
+  for (int k = 0; k < al->n; k++)
+    for (int i = 0; i < al->leaves[k].len; i++)
+      if (((Root *)al->leaves[k].items[i])->depth < l->depth)
+        add_root(l, &r->leaves[k], al->leaves[k].items[i]);
+  return r;
+}
+
+static bool any_consumed(const Alias *al) { return consumed_root(al) != NULL; }
+
+static bool any_root(const Alias *al) {
+  for (int k = 0; al && k < al->n; k++)
+    if (al->leaves[k].len)
+      return true;
+  return false;
+}
+
+static Alias *lin_loop(Lin *l, Expr *e, bool *ok) {
+  Alias *vals[2] = {0};
+  lin_operands(l, e, vals, ok);
+  if (!*ok)
+    return NULL;
+  l->depth++;
+  void *old_i = irmap_get(&l->vars, e->var), *old_s = NULL;
+  Alias *state = NULL;
+  if (e->var2) {
+    old_s = irmap_get(&l->vars, e->var2);
+    state = alias_named(l, NULL, e->var2->type, e->var2->name);
+    irmap_put(&l->vars, e->var2, state);
+  }
+  irmap_put(&l->vars, e->var, NULL);
+  Alias *body = lin_expr(l, e->body, ok);
+  bool consumes_state = *ok && state && any_consumed(state);
+  Alias *escaping = outer_part(l, body);
+  if (consumes_state && any_root(escaping))
+    *ok = fail(l->c, e->body, "the body of this '%s' updates its state but returns an "
+               "array from outside the loop as the next state", kind_name(e));
+  l->depth--;
+  irmap_put(&l->vars, e->var, old_i);
+  if (e->var2)
+    irmap_put(&l->vars, e->var2, old_s);
+  if (!*ok || !state)
+    return NULL; /* build, sum, scatter: fresh arrays or numbers */
+  if (consumes_state) {
+    *ok = consume(l, e, vals[1]);
+    return NULL;
+  }
+  /* the result is the initial state or what the body returned from
+   * outside; fold-save's trailing tape leaf is fresh */
+  return alias_union(l, array_leaves(e->type), vals[1], escaping);
+}
+
+/* A let chain, iteratively; the bindings are undone at its end. */
+static Alias *lin_let(Lin *l, Expr *e, bool *ok) {
+  PtrVec vars = {0}, olds = {0};
+  for (; e->kind == E_LET && *ok; e = e->body) {
+    Alias *rhs = lin_expr(l, e->args[0], ok);
+    ptrvec_push(l->a, &vars, e->var);
+    ptrvec_push(l->a, &olds, irmap_get(&l->vars, e->var));
+    irmap_put(&l->vars, e->var,
+              array_leaves(e->var->type) ? alias_named(l, rhs, e->var->type, e->var->name)
+                                         : NULL);
+  }
+  Alias *r = *ok ? lin_expr(l, e, ok) : NULL;
+  for (int i = vars.len - 1; i >= 0; i--)
+    irmap_put(&l->vars, vars.items[i], olds.items[i]);
+  return r;
+}
+
+static Alias *lin_expr(Lin *l, Expr *e, bool *ok) {
+  if (!*ok)
+    return NULL;
+  switch (e->kind) {
+  case E_VAR:
+    return lin_var(l, e, e->var, -1, ok);
+  case E_GET:
+    if (e->args[0]->kind == E_VAR) /* a projection uses only its field */
+      return lin_var(l, e, e->args[0]->var, e->index, ok);
+    return alias_field(l, lin_expr(l, e->args[0], ok), e->args[0]->type, e->index);
+  case E_LET:
+    return lin_let(l, e, ok);
+  case E_LEN:
+    if (e->args[0]->kind == E_VAR)
+      return NULL; /* reads no element: every version has the same length */
+    break;
+  case E_IF:
+    return lin_if(l, e, ok);
+  case E_BUILD:
+  case E_SUM:
+  case E_FOLD:
+  case E_FOLDSAVE:
+  case E_SCATTER:
+    return lin_loop(l, e, ok);
+  default:
+    break;
+  }
+  Alias **vals = arena_alloc(l->a, sizeof(Alias *) * (size_t)(e->nargs ? e->nargs : 1));
+  lin_operands(l, e, vals, ok);
+  if (!*ok)
+    return NULL;
+  int n = array_leaves(e->type);
+  switch (e->kind) {
+  case E_UPDATE:
+    *ok = consume(l, e, vals[0]);
+    return NULL; /* a new version: named by its binder */
+  case E_TUPLE: {
+    Alias *al = alias_new(l, n);
+    for (int i = 0, k = 0; i < e->nargs; i++)
+      for (int j = 0; j < array_leaves(e->args[i]->type); j++, k++)
+        if (vals[i] && j < vals[i]->n)
+          add_roots(l, &al->leaves[k], &vals[i]->leaves[j]);
+    return al;
+  }
+  case E_CALL:
+  case E_ALLOC:
+  case E_TABLE:
+  case E_INDEX:
+  case E_LEN:
+  case E_ACCUM:
+  case E_PRIM:
+  case E_CONST:
+  case E_ZERO:
+    return NULL; /* numbers, or fresh arrays */
+  default: {
+    /* anything else that yields arrays may alias any of its operands */
+    Alias *al = n ? alias_new(l, n) : NULL;
+    for (int i = 0; al && i < e->nargs; i++)
+      for (int k = 0; vals[i] && k < vals[i]->n; k++)
+        for (int j = 0; j < n; j++)
+          add_roots(l, &al->leaves[j], &vals[i]->leaves[k]);
+    return al;
+  }
+  }
+}
+
+static bool check_linearity(Checker *c) {
+  Arena *a = arena_new();
+  Lin l = {.c = c, .a = a};
+  for (int i = 0; i < c->f->nparams; i++) {
+    Var *p = c->f->params[i];
+    if (array_leaves(p->type))
+      irmap_put(&l.vars, p, alias_named(&l, NULL, p->type, p->name));
+  }
+  bool ok = true;
+  lin_expr(&l, c->f->body, &ok);
+  irmap_free(&l.vars);
+  arena_free(a);
   return ok;
 }
 
@@ -980,6 +1372,7 @@ bool check_func(Module *m, Func *f, CheckMode mode, Diag *err) {
     return ok;
   }
   ok = ok && check_expr(&c, f->body);
+  ok = ok && (!c.has_update || check_linearity(&c));
   if (ok && !type_eq(f->body->type, f->ret))
     ok = fail(&c, f->body, "body has type %s but '%s' returns %s",
               tname(f->body->type), f->name, tname(f->ret));

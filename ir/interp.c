@@ -1048,6 +1048,23 @@ static bool grow_tape(Machine *mc, const Expr *e, Loop *l) {
   return true;
 }
 
+/* (update a i v) as a value: a copy of a with element i replaced. The
+ * oracle never writes in place, so that code violating the linearity the
+ * checker enforces (or a pass that breaks it) shows up as a difference
+ * between interpreted and compiled results. */
+static bool update_copy(Machine *mc, const Expr *e, const Value *array, const Value *i,
+                        const Value *v, Value *out) {
+  if (!in_range(mc, e, array, i))
+    return false;
+  if (!is_number(v) || (array->n > 0 && v->kind != array->elems[0].kind))
+    return fail(mc, e, "'update' with a value of another kind than the elements");
+  Value a = new_array(mc, array->n);
+  memcpy(a.elems, array->elems, sizeof(Value) * (size_t)array->n);
+  a.elems[i->i] = *v;
+  *out = a;
+  return true;
+}
+
 static void free_loop(Frame *f) {
   if (!f->loop)
     return;
@@ -1112,6 +1129,7 @@ static int nargs_of(const Expr *e) {
   case E_LEN:
   case E_ACCUM:
   case E_ALLOC:
+  case E_UPDATE:
   case E_TABLE:
   case E_BUILD:
   case E_SUM:
@@ -1135,7 +1153,8 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
   Value *args = mc->vals ? mc->vals + f->vbase : NULL; /* NULL: no operands */
   if ((e->kind == E_GET && e->nargs != 1) || (e->kind == E_PLUS && e->nargs != 2) ||
       (e->kind == E_INDEX && e->nargs != 2) || (e->kind == E_LEN && e->nargs != 1) ||
-      (e->kind == E_ACCUM && e->nargs != 3) || (e->kind == E_ALLOC && e->nargs != 1))
+      (e->kind == E_ACCUM && e->nargs != 3) || (e->kind == E_ALLOC && e->nargs != 1) ||
+      (e->kind == E_UPDATE && e->nargs != 3))
     return fail(mc, e, "malformed node of kind %d", (int)e->kind);
   switch (e->kind) {
   case E_INDEX:
@@ -1155,6 +1174,8 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
     return true;
   case E_ALLOC:
     return alloc_zeros(mc, e, &args[0], out);
+  case E_UPDATE:
+    return update_copy(mc, e, &args[0], &args[1], &args[2], out);
   case E_TABLE: { /* its elements were evaluated as constants */
     Value t = new_array(mc, e->nargs);
     for (int i = 0; i < e->nargs; i++)

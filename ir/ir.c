@@ -692,6 +692,12 @@ Expr *ex_alloc(Arena *a, Type *array_type, Expr *n) {
   return e;
 }
 
+Expr *ex_update(Arena *a, Expr *array, Expr *i, Expr *v) {
+  Expr *e = ex_new_args(a, E_UPDATE, 3, (Expr *[]){array, i, v});
+  e->type = array->type;
+  return e;
+}
+
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values) {
   Expr *e = ex_new_args(a, E_TABLE, n, values);
   e->type = ty_array(a, elem);

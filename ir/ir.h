@@ -327,14 +327,23 @@ typedef enum ExprKind {
   E_ACCUM,    /* effect: array args[0] at index args[1] += args[2]; unit.
                  Only in derivatives: cotangent buffers are the one
                  mutable thing, and they are only ever added to */
-  E_ALLOC,    /* a fresh cotangent buffer: an array of `type` with args[0]
-                 elements, all zero. Only in derivatives; never shared with
-                 another allocation (passes must not merge two of them) */
+  E_ALLOC,    /* a fresh array of `type` with args[0] elements, all zero:
+                 C's calloc (DESIGN 8.1, `(alloc n)`), and the cotangent
+                 buffers of derivatives. Any numeric element type. Never
+                 shared with another allocation: passes must not merge,
+                 duplicate or hoist two of them into one */
   E_TABLE,    /* a constant array (a C `const` table): `type` is (array T)
                  with T f64, f32 or an integer kind, and args are its
                  elements, E_CONST nodes of type T, in order (a C
                  two-dimensional table row-major). Immutable and
                  inactive: it has no tangent and no cotangent */
+  E_UPDATE,   /* array args[0] with element args[1] (int) replaced by
+                 args[2] (DESIGN 8.1). Consumes args[0]: the checker
+                 rejects any reference to that array (under any name that
+                 aliases it) after the update, so the emitter stores in
+                 place (`a[i] = v`) and the result names the same memory.
+                 The interpreter copies (it is the oracle). Passes must not
+                 merge, duplicate or reorder it past a read of args[0] */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -395,6 +404,9 @@ bool expr_binds_state(const Expr *e);
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);
 Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v);
 Expr *ex_alloc(Arena *a, Type *array_type, Expr *n);
+/* (update array i v): the array with element i replaced by v; consumes
+ * `array` (see E_UPDATE). */
+Expr *ex_update(Arena *a, Expr *array, Expr *i, Expr *v);
 /* A constant table of n elements of scalar type `elem`; values[i] are
  * E_CONST nodes of that type (the array of pointers is copied). */
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values);

@@ -470,6 +470,7 @@ static const Form forms[] = {
     {"len", E_LEN, OP_NONE, 1, P_COUNT, NULL},
     {"accum", E_ACCUM, OP_NONE, 3, P_COUNT, NULL},
     {"alloc", E_ALLOC, OP_TYPE, 1, P_COUNT, NULL},
+    {"update", E_UPDATE, OP_NONE, 3, P_COUNT, NULL},
     {"table", E_TABLE, OP_TYPE, -1, P_COUNT, NULL},
     {"build", E_BUILD, OP_LOOP, 1, P_COUNT, "(build N (I) BODY)"},
     {"sum", E_SUM, OP_LOOP, 1, P_COUNT, "(sum N (I) BODY)"},
@@ -680,6 +681,8 @@ static Expr *build_form(Converter *c, Pending *f) {
     return ex_accum(a, kids[0], kids[1], kids[2]);
   case E_ALLOC:
     return ex_alloc(a, f->type, kids[0]);
+  case E_UPDATE:
+    return ex_update(a, kids[0], kids[1], kids[2]);
   case E_TABLE: /* the checker tells a non-constant element */
     return ex_table(a, f->type, n, kids);
   default:

@@ -41,7 +41,9 @@
  *           | (fold-save expr expr (NAME NAME) expr)
  *           | (scatter expr expr (NAME) expr)       (scatter BASE n (i) BODY)
  *           | (accum expr expr expr)                (accum buf i v), in place
- *           | (alloc type expr)                     zeroed buffer of n elements
+ *           | (alloc type expr)                     fresh zeroed array of n elements
+ *           | (update expr expr expr)               (update a i v): a with a[i] = v,
+ *                                                   consuming a (in place in C)
  *   NUMBER := f64: 2.0 -1.5e-300 inf -inf nan   (always a '.' or an 'e')
  *           | f32: 1.5f 16777216.0f inff -inff nanf
  *           | int: 42 -7
@@ -195,6 +197,7 @@ static const char *keyword(const Expr *e) {
       [E_FOLDSAVE] = "fold-save", [E_WHILE] = "while",
       [E_WHILESAVE] = "while-save", [E_SCATTER] = "scatter",
       [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",   [E_TABLE] = "table",
+      [E_UPDATE] = "update",
   };
   if (e->kind == E_PRIM) {
     const PrimInfo *pi = prim_info(e->op);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ad/ad.h"
+#include "ad/transform.h"
 #include "support.h"
 
 #define MAXP 16
@@ -825,6 +826,77 @@ static double tangent_at(Module *m, const char *name, int n, const Value *args) 
  * though 1/0.1 rounds to 10), pow(x, n) at 0 and below, ldexp, copysign of
  * -0; and an inactive argument costs nothing (lgamma of an int, no call of
  * digamma). */
+/* Forward mode alone on the in-place programs of tests/ir/update.ir (the
+ * tangent of an update is an update of the tangent array): f$fwd's
+ * tangent against central differences of f, in the interpreter. */
+static double run_scalar(Module *m, const char *name, int n, const Value *args, int field) {
+  Arena *a = arena_new();
+  Value r;
+  double v = NAN;
+  if (call(m, a, name, n, args, &r))
+    v = field < 0 ? r.f : r.elems[field].f;
+  arena_free(a);
+  return v;
+}
+
+static void test_forward_updates(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/update.ir");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  Module *m = support_parse(text, CHECK_SOURCE);
+  static const char *const names[] = {"fill", "branchy", "swap2"};
+  for (int k = 0; k < 3; k++) {
+    Func *f = module_find(m, names[k]);
+    Func *fa = anf_func(m, f);
+    NameSet ns = {0};
+    Func *g = ad_forward(m, fa, &ns);
+    nameset_free(&ns);
+    g->body = anf_body(m, g, linmap_eliminate(m, g->body));
+    Diag d;
+    bool ok = check_func(m, g, CHECK_AD, &d);
+    if (!ok)
+      fprintf(stderr, "%s: %s\n", names[k], d.msg);
+    CU_ASSERT_TRUE_FATAL(ok);
+    for (int c = 0; c < 2; c++) {
+      double x = 0.7, h = 1e-4;
+      Value args[2] = {val_f64(x), val_int(c)}, fargs[3] = {val_f64(x), val_f64(1.0), val_int(c)};
+      Value xp[2] = {val_f64(x + h), val_int(c)}, xm[2] = {val_f64(x - h), val_int(c)};
+      int n = f->nparams;
+      double want = (run_scalar(m, names[k], n, xp, -1) - run_scalar(m, names[k], n, xm, -1)) /
+                    (2 * h);
+      double value = run_scalar(m, g->name, n + 1, fargs, 0);
+      double tangent = run_scalar(m, g->name, n + 1, fargs, 1);
+      CU_ASSERT_EQUAL(value, run_scalar(m, names[k], n, args, -1));
+      CU_ASSERT_DOUBLE_EQUAL(tangent, want, 1e-6);
+    }
+  }
+  module_free(m);
+  free(text);
+}
+
+/* What reverse mode does not support yet is refused with a message, never
+ * a wrong derivative: updates under a condition or in a loop (DESIGN 8.4). */
+static void test_reverse_update_limits(void) {
+  char *text = support_read_file(CHAD_TEST_DIR "/ir/update.ir");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  static const char *const cases[][2] = {
+      {"branchy", "under a condition"},
+      {"prefix", "loop"},
+      {"swap2", "loop"},
+      {"local", "a loop that updates arrays"},
+  };
+  for (int k = 0; k < 4; k++) {
+    Module *m = support_parse(text, CHECK_SOURCE);
+    Diag d = {0};
+    bool ok = ad_differentiate(m, module_find(m, cases[k][0]), NULL, &d);
+    CU_ASSERT_FALSE(ok);
+    if (!ok && !strstr(d.msg, cases[k][1]))
+      fprintf(stderr, "%s: unexpected message: %s\n", cases[k][0], d.msg);
+    CU_ASSERT_TRUE(!ok && strstr(d.msg, cases[k][1]) && d.loc.line > 0);
+    module_free(m);
+  }
+  free(text);
+}
+
 static void test_special_partials(void) {
   const char *text =
       "(def q_fmod f64 ((a f64) (b f64)) (fmod a b))\n"
@@ -876,6 +948,8 @@ int main(void) {
   CU_pSuite s = CU_add_suite("ad", NULL, NULL);
   CU_add_test(s, "corpus: fd, duality, aug/bwd", test_corpus);
   CU_add_test(s, "exact partials at special points", test_special_partials);
+  CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
+  CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
   CU_pSuite l = CU_add_suite("linear maps", NULL, NULL);
   CU_add_test(l, "semantics of apply against matrix algebra", test_linmap_semantics);
   CU_add_test(l, "Figure 4-5 laws as rewrites", test_linmap_laws);
