@@ -18,6 +18,7 @@ typedef struct Dce {
   Arena *tmp; /* this round's: for scratch vectors, freed after the round */
   VarMap live;       /* Var -> non-NULL when used */
   VarMap bound;      /* every Var bound inside the function */
+  VarMap view_of;    /* Var bound to (view a k) -> the atom a */
   VarMap field_use;  /* Var bound by a tuple-typed if -> int[]: live gets of each field */
   VarMap whole_use;  /* Var -> number of uses other than by `get` (NULL: none) */
 } Dce;
@@ -45,12 +46,19 @@ static void mark_reads(Dce *s, Expr *r) {
   expr_visit_vars(r, mark_live, s);
 }
 
-/* An accumulation matters when its buffer is read later (already marked,
- * since the walk is backwards) or belongs to the caller (a parameter). */
-static bool accum_matters(Dce *s, Expr *rhs) {
-  Expr *buf = rhs->args[0];
-  return buf->kind == E_VAR && (varmap_has(&s->live, buf->var) || !varmap_has(&s->bound, buf->var));
+/* A buffer's writes matter when it is read later (already marked, since
+ * the walk is backwards) or belongs to the caller (a parameter), or when it
+ * is a view of a buffer whose writes matter (it is the same memory). */
+static bool buffer_matters(Dce *s, Expr *buf) {
+  while (buf && buf->kind == E_VAR) {
+    if (varmap_has(&s->live, buf->var) || !varmap_has(&s->bound, buf->var))
+      return true;
+    buf = varmap_get(&s->view_of, buf->var);
+  }
+  return false;
 }
+
+static bool accum_matters(Dce *s, Expr *rhs) { return buffer_matters(s, rhs->args[0]); }
 
 /* Does some array the call is given matter after it? (For g$rev the
  * primal arrays are counted too: conservative, a parameter always
@@ -58,8 +66,7 @@ static bool accum_matters(Dce *s, Expr *rhs) {
 static bool buffers_matter(Dce *s, Expr *rhs) {
   for (int i = 0; i < rhs->nargs; i++) {
     Expr *b = rhs->args[i];
-    if (b->kind == E_VAR && b->type->kind == TY_ARRAY &&
-        (varmap_has(&s->live, b->var) || !varmap_has(&s->bound, b->var)))
+    if (b->kind == E_VAR && b->type->kind == TY_ARRAY && buffer_matters(s, b))
       return true;
   }
   return false;
@@ -114,6 +121,8 @@ static bool has_effect_node(const Expr *e) {
 static void note_binders(Dce *s, Expr *e) {
   for (; e->kind == E_LET; e = e->body) {
     varmap_put(&s->bound, e->var, e->var);
+    if (e->args[0]->kind == E_VIEW)
+      varmap_put(&s->view_of, e->var, e->args[0]->args[0]);
     note_binders(s, e->args[0]);
   }
   for (int i = 0; i < e->nargs; i++)
@@ -437,6 +446,7 @@ Expr *dce_expr(Module *m, Expr *e) {
     bool removed = e != before;
     varmap_free(&s.live);
     varmap_free(&s.bound);
+    varmap_free(&s.view_of);
     scan_uses(&s, e);
     bool changed = false;
     e = narrow_ifs(&s, e, &changed);

@@ -366,8 +366,18 @@ static void fwd_scatter(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   bind_tangent(s, out, x, ex_get(s->a, 1, p));
 }
 
+/* A view's tangent is the same view of the array's tangent. */
+static void fwd_view(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  if (has_tangent(s, rhs->args[0]))
+    bind_tangent(s, out, x, ex_view(s->a, tangent_of(s, rhs->args[0]), rhs->args[1]));
+}
+
 static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   switch (rhs->kind) {
+  case E_VIEW:
+    fwd_view(s, x, rhs, out);
+    return;
   case E_INDEX:
     fwd_index(s, x, rhs, out);
     return;

@@ -794,6 +794,8 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
         break;
       case E_TABLE:
         break; /* a constant: no cotangent, so its reads add nowhere */
+      case E_VIEW:
+        break; /* the same view of the array's buffer, below */
       case E_VAR:
       case E_GET:
       case E_TUPLE:
@@ -820,6 +822,13 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     if (!has_active_array(x->type) || varmap_get(&s->bufs, x))
       continue;
     Expr *src = NULL;
+    if (rhs->kind == E_VIEW) {
+      /* contributions through the view add into the array's buffer */
+      Expr *whole = buf_of(s, rhs->args[0]);
+      if (whole)
+        varmap_put(&s->bufs, x, bind(s, reverse, bname(s, x), ex_view(s->a, whole, rhs->args[1])));
+      continue;
+    }
     if (rhs->kind == E_TUPLE) {
       Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(rhs->nargs ? rhs->nargs : 1));
       for (int j = 0; j < rhs->nargs; j++)

@@ -784,6 +784,7 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
     return;
   case E_INDEX:
   case E_LEN:
+  case E_VIEW:
   case E_ACCUM:
   case E_ALLOC:
   case E_UPDATE:
@@ -1253,6 +1254,14 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
     if (!arr->len)
       em_fail(e, "length of an array parameter");
     varmap_put(&e->vals, x, cv_scalar(e, ty_int(), arr->len ? arr->len : "0"));
+    return;
+  }
+  case E_VIEW: { /* pointer arithmetic: the same memory */
+    CVal *arr = cval_of(e, rhs->args[0]);
+    const char *off = scalar_text(e, rhs->args[1]);
+    CVal *v = cv_scalar(e, rhs->type, arena_printf(e->a, "(%s + %s)", arr->expr, off));
+    v->len = arr->len ? arena_printf(e->a, "(%s - %s)", arr->len, off) : NULL;
+    varmap_put(&e->vals, x, v);
     return;
   }
   case E_ACCUM:

@@ -241,6 +241,7 @@ static int expected_nargs(const Expr *e) {
   case E_LPLUS:
   case E_LAPPLY:
   case E_INDEX:
+  case E_VIEW:
   case E_FOLD:
   case E_FOLDSAVE:
   case E_WHILE:
@@ -271,7 +272,7 @@ static const char *kind_name(const Expr *e) {
       [E_PLUS] = "plus",      [E_LZERO] = "lzero",   [E_LONE] = "lone",
       [E_LSCALE] = "lscale",  [E_LCOMP] = "lcomp",   [E_LVCAT] = "lvcat",
       [E_LHCAT] = "lhcat",    [E_LPLUS] = "lplus",   [E_LTRANS] = "ltrans",
-      [E_LAPPLY] = "lapply",  [E_LCALL] = "lcall",   [E_INDEX] = "index",
+      [E_LAPPLY] = "lapply",  [E_LCALL] = "lcall",   [E_INDEX] = "index",   [E_VIEW] = "view",
       [E_LEN] = "len",        [E_BUILD] = "build",   [E_SUM] = "sum",
       [E_FOLD] = "fold",      [E_FOLDSAVE] = "fold-save",
       [E_WHILE] = "while",    [E_WHILESAVE] = "while-save",
@@ -525,9 +526,9 @@ static bool check_index(Checker *c, Expr *e) {
     e->type = ty_int();
     return true;
   }
-  if (!expect_int(c, e->args[1], "array index"))
+  if (!expect_int(c, e->args[1], e->kind == E_VIEW ? "view offset" : "array index"))
     return false;
-  e->type = t->elem;
+  e->type = e->kind == E_VIEW ? t : t->elem;
   return true;
 }
 
@@ -856,6 +857,7 @@ static bool finish(Checker *c, Expr *e) {
     break;
   case E_INDEX:
   case E_LEN:
+  case E_VIEW:
     ok = check_index(c, e);
     break;
   case E_ACCUM:

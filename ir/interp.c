@@ -1127,6 +1127,7 @@ static int nargs_of(const Expr *e) {
   case E_PLUS:
   case E_INDEX:
   case E_LEN:
+  case E_VIEW:
   case E_ACCUM:
   case E_ALLOC:
   case E_UPDATE:
@@ -1154,7 +1155,7 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
   if ((e->kind == E_GET && e->nargs != 1) || (e->kind == E_PLUS && e->nargs != 2) ||
       (e->kind == E_INDEX && e->nargs != 2) || (e->kind == E_LEN && e->nargs != 1) ||
       (e->kind == E_ACCUM && e->nargs != 3) || (e->kind == E_ALLOC && e->nargs != 1) ||
-      (e->kind == E_UPDATE && e->nargs != 3))
+      (e->kind == E_UPDATE && e->nargs != 3) || (e->kind == E_VIEW && e->nargs != 2))
     return fail(mc, e, "malformed node of kind %d", (int)e->kind);
   switch (e->kind) {
   case E_INDEX:
@@ -1166,6 +1167,14 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
     if (args[0].kind != V_ARRAY)
       return fail(mc, e, "'len' of a value that is not an array");
     *out = val_int(args[0].n);
+    return true;
+  case E_VIEW: /* the same elements: accumulations through it reach a */
+    if (args[0].kind != V_ARRAY || args[1].kind != V_INT)
+      return fail(mc, e, "'view' of a value that is not an array, or at a non-int offset");
+    if (args[1].i < 0 || args[1].i > args[0].n)
+      return fail(mc, e, "view at offset %lld of an array of length %d", args[1].i, args[0].n);
+    *out = (Value){.kind = V_ARRAY, .n = args[0].n - (int)args[1].i,
+                   .elems = args[0].elems + args[1].i};
     return true;
   case E_ACCUM:
     if (!add_at(mc, e, &args[0], &args[1], &args[2]))

@@ -603,6 +603,12 @@ Expr *ex_index(Arena *a, Expr *array, Expr *i) {
   return e;
 }
 
+Expr *ex_view(Arena *a, Expr *array, Expr *offset) {
+  Expr *e = ex_new_args(a, E_VIEW, 2, (Expr *[]){array, offset});
+  e->type = array->type;
+  return e;
+}
+
 Expr *ex_len(Arena *a, Expr *array) {
   Expr *e = ex_new_args(a, E_LEN, 1, &array);
   e->type = ty_int();

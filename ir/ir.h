@@ -332,6 +332,11 @@ typedef enum ExprKind {
                  buffers of derivatives. Any numeric element type. Never
                  shared with another allocation: passes must not merge,
                  duplicate or hoist two of them into one */
+  E_VIEW,     /* the array args[0] from element args[1] (an int, 0 <= it
+                 <= len) on, as the same memory: C's `&a[k]`, `a + k`.
+                 Its length is the rest of the array; reads through it read
+                 a, and accumulations into a view of a cotangent buffer
+                 add into the buffer (the emitter writes `a + k`) */
   E_TABLE,    /* a constant array (a C `const` table): `type` is (array T)
                  with T f64, f32 or an integer kind, and args are its
                  elements, E_CONST nodes of type T, in order (a C
@@ -392,6 +397,7 @@ Expr *ex_lin_typed(Arena *a, ExprKind kind, Type *lin_type); /* 0 and 1 */
 Expr *ex_lcall(Arena *a, const char *callee, Expr *residual);
 Expr *ex_index(Arena *a, Expr *array, Expr *i);
 Expr *ex_len(Arena *a, Expr *array);
+Expr *ex_view(Arena *a, Expr *array, Expr *offset);
 Expr *ex_build(Arena *a, Expr *n, Var *i, Expr *body);
 Expr *ex_sum(Arena *a, Expr *n, Var *i, Expr *body);
 Expr *ex_sum_from(Arena *a, Expr *n, Expr *init, Var *i, Expr *body);

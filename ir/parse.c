@@ -468,6 +468,7 @@ static const Form forms[] = {
     {"lcall", E_LCALL, OP_NAME, -1, P_COUNT, NULL},
     {"index", E_INDEX, OP_NONE, 2, P_COUNT, NULL},
     {"len", E_LEN, OP_NONE, 1, P_COUNT, NULL},
+    {"view", E_VIEW, OP_NONE, 2, P_COUNT, NULL},
     {"accum", E_ACCUM, OP_NONE, 3, P_COUNT, NULL},
     {"alloc", E_ALLOC, OP_TYPE, 1, P_COUNT, NULL},
     {"update", E_UPDATE, OP_NONE, 3, P_COUNT, NULL},
@@ -677,6 +678,8 @@ static Expr *build_form(Converter *c, Pending *f) {
     return ex_index(a, kids[0], kids[1]);
   case E_LEN:
     return ex_len(a, kids[0]);
+  case E_VIEW:
+    return ex_view(a, kids[0], kids[1]);
   case E_ACCUM:
     return ex_accum(a, kids[0], kids[1], kids[2]);
   case E_ALLOC:

@@ -192,7 +192,7 @@ static const char *keyword(const Expr *e) {
       [E_LZERO] = "lzero",  [E_LONE] = "lone",     [E_LSCALE] = "lscale",
       [E_LCOMP] = "lcomp",  [E_LVCAT] = "lvcat",   [E_LHCAT] = "lhcat",
       [E_LPLUS] = "lplus",  [E_LTRANS] = "ltrans", [E_LAPPLY] = "lapply",
-      [E_LCALL] = "lcall",  [E_INDEX] = "index",   [E_LEN] = "len",
+      [E_LCALL] = "lcall",  [E_INDEX] = "index",   [E_LEN] = "len",      [E_VIEW] = "view",
       [E_BUILD] = "build",  [E_SUM] = "sum",       [E_FOLD] = "fold",
       [E_FOLDSAVE] = "fold-save", [E_WHILE] = "while",
       [E_WHILESAVE] = "while-save", [E_SCATTER] = "scatter",

@@ -237,6 +237,7 @@ LoweredFunction Lowerer::run() {
     const auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
     if (!body)
       fail(fd->getLocation(), "unsupported function body");
+    derefs.apply(const_cast<CompoundStmt *>(body));
     prescanArrays(body);
     Rest rest{statementsOf(body), nullptr};
     Tail tail{nullptr, body->getRBracLoc()};
@@ -513,10 +514,13 @@ void Lowerer::checkLocalVariable(const VarDecl *v) {
     fail(v->getLocation(), "extern declarations inside functions are not "
                            "supported");
   QualType t = v->getType();
-  if (t->isPointerType())
-    fail(v->getLocation(), "local pointer variable '" + v->getNameAsString() +
-                               "' is not supported yet (index the array "
-                               "itself)");
+  if (t->isPointerType()) { // a view: checked where it is bound
+    if (!arrays.count(v) || !arrays.at(v).elem)
+      fail(v->getLocation(), "local pointer variable '" + v->getNameAsString() +
+                                 "' of type '" + t.getAsString() +
+                                 "' is not supported (only pointers to numbers)");
+    return;
+  }
   if (t->isArrayType())
     return; // registerLocalArray checks it
   requireType(t, v->getLocation(), "variable", v);
@@ -536,6 +540,10 @@ Expr *Lowerer::lowerDeclStmt(const clang::DeclStmt *s, const Rest *next,
       continue; // read where it is used (lower_tables.cpp)
     if (v->getType()->isArrayType()) {
       lowerLocalArrayDecl(v, env, bindings);
+      continue;
+    }
+    if (v->getType()->isPointerType()) {
+      lowerPointerDecl(v, env, bindings);
       continue;
     }
     if (!v->getInit()) {

@@ -256,9 +256,17 @@ void Lowerer::prescanArrays(const Stmt *body) {
     if (!s)
       return;
     if (const auto *d = dyn_cast<clang::DeclStmt>(s))
-      for (const clang::Decl *x : d->decls())
+      for (const clang::Decl *x : d->decls()) {
         if (const auto *v = dyn_cast<VarDecl>(x); v && v->getType()->isArrayType())
           registerLocalArray(v);
+        if (const auto *v = dyn_cast<VarDecl>(x); v && v->getType()->isPointerType())
+          registerPointerView(v);
+      }
+    checkPointerUse(s);
+    if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf)
+      if (const auto *a = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()))
+        if (const VarDecl *v = arrayBase(a, false))
+          arrays[v].constIndexOnly = false; // a view of it: not in scalars
     if (const auto *a = dyn_cast<ArraySubscriptExpr>(s)) {
       if (const VarDecl *v = arrayBase(a, false)) {
         long long c;
@@ -531,6 +539,13 @@ Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
   if (Expr *t = lowerTableRead(s, env))
     return t;
   SourceLocation loc = s->getExprLoc();
+  if (!arrayBase(s, false) && viewBase(s->getBase())) { // (a + k)[j], *(p + n - 1)
+    const VarDecl *base = nullptr;
+    Expr *view = lowerArrayRef(s->getBase(), env, base);
+    Expr *e = at(ex_index(arena, view, lowerIndex(s->getIdx(), env)), loc);
+    e->type = arrays.at(base).elem;
+    return e;
+  }
   const VarDecl *d = arrayBase(s, true);
   Place p{d, kWhole};
   switch (resolveRead(s, d, env, p)) {
@@ -660,6 +675,9 @@ Expr *Lowerer::lowerElementWrite(const CExpr *write,
   SourceLocation loc = write->getExprLoc();
   const VarDecl *d = arrayBase(lhs, true);
   const ArrayInfo &info = arrays.at(d);
+  if (info.role == ArrayRole::View)
+    fail(lhs->getExprLoc(), "writes through pointer '" + d->getNameAsString() +
+                                "' are not supported yet (write the array it points into)");
   if (info.role == ArrayRole::In)
     fail(lhs->getExprLoc(),
          info.elem->kind == TY_INT
@@ -874,6 +892,19 @@ std::vector<Expr *> Lowerer::lowerCallArgs(const CallExpr *c,
       continue;
     }
     const VarDecl *d = arrayDecl(a);
+    if (!d && viewBase(a)) { // &x[k], x + k: a view of x
+      const VarDecl *base = nullptr;
+      Expr *view = lowerArrayRef(a, env, base);
+      if (!type_eq(arrays.at(base).elem, t->elem))
+        fail(a->getExprLoc(), "'" + base->getNameAsString() +
+                                  "' has another element type than parameter '" +
+                                  p->getNameAsString() + "' of '" + name + "'");
+      if (ownerOf(base))
+        fail(a->getExprLoc(), "loop carries array '" + base->getNameAsString() +
+                                  "' from one iteration to the next; not supported yet");
+      args.push_back(view);
+      continue;
+    }
     if (!d)
       lowerExpr(a, env); // says what is wrong with the argument
     if (!d)
@@ -919,6 +950,20 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       continue;
     }
     const VarDecl *d = arrayDecl(a);
+    if (!d && viewBase(a)) {
+      if (cls == PARAM_OUT_ARRAY)
+        fail(a->getExprLoc(), "a pointer into an array ('" + text(a) + "') passed as "
+                                  "output array of '" + name + "'; not supported yet");
+      const VarDecl *base = nullptr;
+      Expr *view = lowerArrayRef(a, env, base);
+      if (!type_eq(arrays.at(base).elem, t->elem))
+        fail(a->getExprLoc(), "'" + base->getNameAsString() +
+                                  "' has another element type than parameter '" +
+                                  p->getNameAsString() + "' of '" + name + "'");
+      passed.push_back({base, false});
+      args.push_back(view);
+      continue;
+    }
     if (!d)
       lowerExpr(a, env);
     if (!d)

@@ -105,7 +105,13 @@ struct Env {
   std::map<const VarDecl *, ArrayVal> arrays;
 };
 
-enum class ArrayRole { In, Out, Local };
+enum class ArrayRole {
+  In,    // a const array parameter: read only
+  Out,   // an output array parameter: written from index 0 up
+  Local, // a local array: written from index 0 up before it is read
+  View,  // a local pointer into an array (`const double *row = A + i*m`):
+         // an IR view of it, read only, assigned only where declared
+};
 
 struct ArrayInfo {
   ArrayRole role = ArrayRole::Local;
@@ -293,6 +299,23 @@ enum class Res {
   Direct,     // the array's value in the environment
 };
 
+// Replaces `*e` and `*(e + k)` by `e[0]` and `e[k]` in a function body
+// while it is lowered, and puts the nodes back when destroyed
+// (lower_views.cpp).
+class DerefRewrite {
+public:
+  explicit DerefRewrite(clang::ASTContext &ctx) : ctx(ctx) {}
+  DerefRewrite(const DerefRewrite &) = delete;
+  DerefRewrite &operator=(const DerefRewrite &) = delete;
+  ~DerefRewrite();
+  void apply(Stmt *body);
+
+private:
+  void walk(Stmt *s);
+  clang::ASTContext &ctx;
+  std::vector<std::pair<Stmt **, Stmt *>> undo;
+};
+
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
 bool containsLoopExit(const Stmt *s, bool breaksOnly);
@@ -418,6 +441,11 @@ public:
   Type *resultType(const FunctionDecl *f, bool forCall);
   void prescanArrays(const Stmt *body);
   void registerLocalArray(const VarDecl *v);
+  void registerPointerView(const VarDecl *v);
+  void lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> &out);
+  void checkPointerUse(const Stmt *s);
+  const VarDecl *viewBase(const CExpr *e);
+  Expr *lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&base);
   const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
   const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
   bool constIndex(const CExpr *idx, long long &v);
@@ -575,6 +603,7 @@ public:
 
   const FunctionDecl *fd;
   clang::ASTContext &ctx;
+  DerefRewrite derefs{ctx}; // `*p` as `p[0]` while this function is lowered
   Arena *arena;
   SourceLocs &locs;
   Env paramEnv;

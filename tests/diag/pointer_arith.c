@@ -1,7 +1,7 @@
-__attribute__((differentiable))
-double g(const double *a) { return a[0]; }
-
+/* Pointers into arrays are views (tests/e2e/views.c); arithmetic that
+   makes anything else of them is not supported. */
 __attribute__((differentiable))
 double f(const double *a, int n) {
-  return g(a + n); // expect-error: cannot differentiate 'f': pointer arithmetic 'a + n' is not supported yet
+  const double *e = a + n;
+  return (double)(e - a); // expect-error: cannot differentiate 'f': pointer arithmetic 'e - a' is not supported yet
 }

@@ -1,4 +1,8 @@
+/* '*p' reads p[0] and '*y = v' writes an output's y[0]; writes through a
+   local pointer are not supported yet. */
 __attribute__((differentiable))
-double f(const double *p, double x) {
-  return *p * x; // expect-error: cannot differentiate 'f': pointer dereference '*p' is not supported yet
+void f(double *y, double x) {
+  *y = x;
+  double *p = y + 1;
+  *p = x * x; // expect-error: cannot differentiate 'f': writes through pointer 'p' are not supported yet (write the array it points into)
 }

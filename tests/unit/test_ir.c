@@ -210,7 +210,7 @@ static void test_corpus_covers_forms(void) {
       "(lvcat ", "(lhcat ", "(lplus ",   "(ltrans ",     "(lapply ", "(lcall ",
       "(index ", "(len ",   "(build ",   "(sum ",        "(fold ",   "(fold-save ",
       "(scatter ", "(accum ", "(alloc ", "(array ",      " out)",    "(def-static ",
-      "(table ",   "(while ", "(while-save ", "(update ",
+      "(table ",   "(while ", "(while-save ", "(update ", "(view ",
   };
   enum { NFORMS = sizeof forms / sizeof *forms };
   int n;
