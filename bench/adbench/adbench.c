@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "chart.h"
@@ -120,6 +121,32 @@ double rng_uniform(void) { return (rng_next() >> 11) * 0x1.0p-53; }
 double rng_normal(void) { /* Box-Muller */
     double u = rng_uniform(), v = rng_uniform();
     return sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
+}
+
+int isolated(void (*fn)(void *ctx, double *out), void *ctx, double *out, int n) {
+    int fds[2], status;
+    size_t want = sizeof(double) * (size_t)n, got = 0;
+    fflush(stdout);
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(fds[0]);
+        fn(ctx, out);
+        _exit(write(fds[1], out, want) == (ssize_t)want ? 0 : 1);
+    }
+    close(fds[1]);
+    while (got < want) {
+        ssize_t r = read(fds[0], (char *)out + got, want - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+    return got == want && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int file_exists(const char *path) { return access(path, R_OK) == 0; }

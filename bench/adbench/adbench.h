@@ -39,6 +39,15 @@ void report(const struct row *r);
 void judge(struct row *r, double rho, double tol, const char *against);
 extern int adbench_failures; /* rows that said WRONG */
 
+/* Runs fn(ctx, out) in a forked child and copies its n results back to
+ * out; 0 on success.  The ADOL-C rows run so: ADOL-C's store of locations
+ * never shrinks, and every later replay allocates and sweeps the largest
+ * store an earlier tape needed (BA's 15-input block cost 30 times more
+ * after a GMM tape than alone), which a separate process per tape avoids,
+ * as ADBench runs each tool in a process of its own.  fn times the
+ * objective too, so the ratio is still measured within one process. */
+int isolated(void (*fn)(void *ctx, double *out), void *ctx, double *out, int n);
+
 /* Fixed-seed generator for inputs made up when there is no data folder. */
 void rng_seed(unsigned long long s);
 double rng_uniform(void);

@@ -225,6 +225,26 @@ static void tool_row(struct row *r, const struct tool *t, const struct ba *b, st
     r->t_grad = median_time(job_jac, &job);
 }
 
+/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho
+ * against the reference (-1: another structure) */
+struct adolc_job {
+    const struct tool *tool;
+    const struct ba *b;
+    struct csr *J;
+    const struct csr *ref;
+    double tol;
+};
+static void adolc_measure(void *c, double *out) {
+    struct adolc_job *aj = c;
+    struct job job = {aj->tool, aj->b, aj->J};
+    const struct ba *b = aj->b;
+    adolc_ba_tape(10, cam_of(b, 0), pt_of(b, 0), b->w[0], b->feats);
+    jacobian(aj->tool, b, aj->J);
+    out[2] = same_structure(aj->J, aj->ref) ? max_rho(aj->ref->vals, aj->J->vals, NULL, aj->J->nnz) : -1;
+    out[0] = median_time(job_obj, &job);
+    out[1] = median_time(job_jac, &job);
+}
+
 static void run_size(const struct ba *b, const char *label, double x) {
     static const struct tool chad = {chad_block, chad_weight}, adolc = {adolc_block, adolc_weight},
                              fd = {fd_block, fd_weight};
@@ -258,8 +278,16 @@ static void run_size(const struct ba *b, const char *label, double x) {
 
     r = base, r.tool = "ADOL-C";
     if (adolc_ba_tape) {
-        adolc_ba_tape(10, cam_of(b, 0), pt_of(b, 0), b->w[0], b->feats);
-        tool_row(&r, &adolc, b, &J, ref ? ref : &J_fd, ref ? ref_name : "FD", ref ? TOL_EXACT : TOL_FD);
+        struct adolc_job aj = {&adolc, b, &J, ref ? ref : &J_fd, ref ? TOL_EXACT : TOL_FD};
+        double out[3];
+        if (isolated(adolc_measure, &aj, out, 3) == 0) {
+            r.t_obj = out[0], r.t_grad = out[1];
+            if (out[2] < 0)
+                snprintf(r.check, sizeof r.check, "WRONG (CSR structure differs)"), adbench_failures++;
+            else
+                judge(&r, out[2], aj.tol, ref ? ref_name : "FD");
+        } else
+            snprintf(r.check, sizeof r.check, "failed (the ADOL-C process died)"), adbench_failures++;
     } else
         snprintf(r.check, sizeof r.check, "skipped (no ADOL-C)");
     report(&r);

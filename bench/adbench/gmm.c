@@ -158,6 +158,24 @@ static void job_port(void *c) { grad_port(((struct job *)c)->g); }
 static void job_adolc(void *c) { grad_adolc(((struct job *)c)->g); }
 static void job_fd(void *c) { grad_fd(((struct job *)c)->g, ((struct job *)c)->plan); }
 
+/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho
+ * against the reference (all entries) or FD (the plan's entries). */
+struct adolc_job {
+    struct gmm *g;
+    const double *ref;
+    const struct fd_plan *plan;
+};
+static void adolc_measure(void *c, double *out) {
+    struct adolc_job *aj = c;
+    struct gmm *g = aj->g;
+    struct job job = {g, NULL};
+    adolc_gmm_tape(1, g->d, g->k, g->n, g->params, g->x, g->gamma, g->m);
+    grad_adolc(g);
+    out[2] = aj->plan ? max_rho(g->grad, aj->ref, aj->plan->idx, aj->plan->n) : max_rho(g->grad, aj->ref, NULL, g->np);
+    out[0] = median_time(job_obj, &job);
+    out[1] = median_time(job_adolc, &job);
+}
+
 static double *copy_grad(const struct gmm *g) {
     double *c = malloc(sizeof(double) * (size_t)g->np);
     memcpy(c, g->grad, sizeof(double) * (size_t)g->np);
@@ -226,13 +244,13 @@ static void run_size(struct gmm *g, const char *label, double x) {
         snprintf(r.check, sizeof r.check, "skipped (tape of ~%.0e operations > %.0e: memory of a shared machine)",
                  adolc_gmm_ops(g->d, g->k, g->n), ADOLC_MAX_OPS);
     else {
-        adolc_gmm_tape(1, g->d, g->k, g->n, g->params, g->x, g->gamma, g->m);
-        grad_adolc(g);
-        if (ref)
-            judge(&r, max_rho(ref, g->grad, NULL, g->np), TOL_EXACT, ref_name);
-        else
-            judge(&r, max_rho(g->grad, fd, plan.idx, plan.n), TOL_FD, "FD");
-        r.t_grad = median_time(job_adolc, &job);
+        struct adolc_job aj = {g, ref ? ref : fd, ref ? NULL : &plan};
+        double out[3];
+        if (isolated(adolc_measure, &aj, out, 3) == 0) {
+            r.t_obj = out[0], r.t_grad = out[1];
+            judge(&r, out[2], ref ? TOL_EXACT : TOL_FD, ref ? ref_name : "FD");
+        } else
+            snprintf(r.check, sizeof r.check, "failed (the ADOL-C process died)"), adbench_failures++;
     }
     report(&r);
 

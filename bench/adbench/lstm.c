@@ -120,6 +120,21 @@ static void job_chad(void *c) { grad_chad(c); }
 static void job_adolc(void *c) { grad_adolc(c); }
 static void job_fd(void *c) { grad_fd(c); }
 
+/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho */
+struct adolc_job {
+    struct lstm *s;
+    const double *ref;
+};
+static void adolc_measure(void *c, double *out) {
+    struct adolc_job *aj = c;
+    struct lstm *s = aj->s;
+    adolc_lstm_tape(20, s->l, s->c, s->b, s->params, s->state0, s->seq);
+    grad_adolc(s);
+    out[2] = max_rho(s->grad, aj->ref, NULL, s->np);
+    out[0] = median_time(job_obj, s);
+    out[1] = median_time(job_adolc, s);
+}
+
 static double *copy_grad(const struct lstm *s) {
     double *g = malloc(sizeof(double) * (size_t)s->np);
     memcpy(g, s->grad, sizeof(double) * (size_t)s->np);
@@ -160,13 +175,13 @@ static void run_size(struct lstm *s, const char *label, double x) {
     else if (adolc_lstm_ops(s->l, s->c, s->b) > ADOLC_MAX_OPS)
         snprintf(r.check, sizeof r.check, "skipped (tape of ~%.0e operations)", adolc_lstm_ops(s->l, s->c, s->b));
     else {
-        adolc_lstm_tape(20, s->l, s->c, s->b, s->params, s->state0, s->seq);
-        grad_adolc(s);
-        if (ref)
-            judge(&r, max_rho(ref, s->grad, NULL, s->np), TOL_EXACT, "chad");
-        else
-            judge(&r, max_rho(s->grad, fd, NULL, s->np), TOL_FD, "FD");
-        r.t_grad = median_time(job_adolc, s);
+        struct adolc_job aj = {s, ref ? ref : fd};
+        double out[3];
+        if (isolated(adolc_measure, &aj, out, 3) == 0) {
+            r.t_obj = out[0], r.t_grad = out[1];
+            judge(&r, out[2], ref ? TOL_EXACT : TOL_FD, ref ? "chad" : "FD");
+        } else
+            snprintf(r.check, sizeof r.check, "failed (the ADOL-C process died)"), adbench_failures++;
     }
     report(&r);
 
