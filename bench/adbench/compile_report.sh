@@ -45,7 +45,7 @@ sizes() {
 one() {
     local name=$1 plain_src=$2 plugin_src=$3 plain_flags=$4
     shift 4
-    local obj=$tmp/$name.o t_plain t_plugin err
+    local obj=$tmp/plugin.o t_plain t_plugin err
     # shellcheck disable=SC2086 # plain_flags is a list of flags
     t_plain=$(median_ms "$clang" -O2 $plain_flags "$@" -c "$plain_src" -o "$tmp/plain.o") || t_plain=fails
     if "$clang" -fplugin="$plugin" -O2 "$@" -c "$plugin_src" -o "$obj" 2>"$tmp/err"; then
