@@ -18,9 +18,10 @@ struct point {
 static struct point points[MAX_POINTS];
 static int npoints;
 
+/* The names are copied: the callers' labels live in buffers they reuse. */
 void chart_add(const char *problem, const char *size, double x, const char *tool, double ratio) {
     if (npoints < MAX_POINTS)
-        points[npoints++] = (struct point){problem, size, tool, x, ratio};
+        points[npoints++] = (struct point){strdup(problem), strdup(size), strdup(tool), x, ratio};
 }
 
 /* The distinct values of a field among the points of one problem (or of
