@@ -1,5 +1,5 @@
-/* adbench: ADBench's GMM, BA and LSTM (github.com/microsoft/ADBench;
- * /work/shared/bench-spec/ADBENCH-SPEC.md in CI's shared folder) benchmarked
+/* adbench: ADBench's GMM, BA and LSTM (github.com/microsoft/ADBench; the
+ * problems as in its paper, Srajer, Kukelova and Fitzgibbon 2018) benchmarked
  * side by side in one process: ADBench's plain-C objective, chad's
  * derivative of that same source, chad's own GMM port (examples/gmm.c),
  * ADOL-C taping the same source, and central finite differences.  Each row
