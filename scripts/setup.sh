@@ -14,7 +14,10 @@ packages=(clang-14 llvm-14-dev libclang-14-dev
           clang-15 llvm-15-dev libclang-15-dev
           clang-16 llvm-16-dev libclang-16-dev libclang-rt-16-dev
           cmake g++ make pkg-config libcunit1-dev valgrind python3
-          ccache libnlopt-dev libgsl-dev)
+          ccache libnlopt-dev libgsl-dev
+          libadolc-dev gnuplot-nox)
+# libadolc-dev and gnuplot-nox (gnuplot without X11) serve bench/adbench:
+# ADOL-C is one of the tools it compares, gnuplot draws its charts.
 
 missing=()
 for p in "${packages[@]}"; do

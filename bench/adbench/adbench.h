@@ -1,0 +1,62 @@
+/* adbench.h: what the problem drivers (gmm.c, ba.c, lstm.c here) share with
+ * the harness (adbench.c): options, timing, gradient checks, the table and
+ * the charts. */
+#ifndef CHAD_ADBENCH_H
+#define CHAD_ADBENCH_H
+#include <stddef.h>
+
+struct options {
+    const char *data_dir; /* ADBench's data/ layout, or NULL: generated inputs */
+    const char *c_dir;    /* ADBench's plain-C sources (the compile report only) */
+    const char *out_dir;  /* where the charts go */
+    int quick;            /* smoke test: tiny sizes, timings not judged */
+};
+
+/* The median over batches of the time of one call of fn(ctx); a batch
+ * repeats the call until it takes at least the minimum batch time. */
+double median_time(void (*fn)(void *), void *ctx);
+
+/* Largest rho(a_i, b_i) = |a_i - b_i| / max(1, |a_i| + |b_i|), ADBench's
+ * measure, over n entries (idx: the entries to compare, or NULL for 0..n-1). */
+double max_rho(const double *a, const double *b, const int *idx, int n);
+
+/* Tolerances: a derivative against chad's (the brief: 1e-8), and any tool
+ * against central differences (ADBench's own FD tolerance, 1e-4). */
+#define TOL_EXACT 1e-8
+#define TOL_FD 1e-4
+
+/* One line of the table: a tool's time on one size of one problem.  t_grad
+ * < 0: no time (the note says why).  estimated: extrapolated from a sample. */
+struct row {
+    const char *problem, *size, *tool;
+    double x;              /* the size's position on the chart's axis */
+    double t_obj, t_grad;  /* seconds */
+    int estimated;
+    char check[160];       /* "ok (...)", "WRONG (...)", or why there is no row */
+};
+void report(const struct row *r);
+/* Say the outcome of comparing with a reference: fills r->check. */
+void judge(struct row *r, double rho, double tol, const char *against);
+extern int adbench_failures; /* rows that said WRONG */
+
+/* Runs fn(ctx, out) in a forked child and copies its n results back to
+ * out; 0 on success.  The ADOL-C rows run so: ADOL-C's store of locations
+ * never shrinks, and every later replay allocates and sweeps the largest
+ * store an earlier tape needed (BA's 15-input block cost 30 times more
+ * after a GMM tape than alone), which a separate process per tape avoids,
+ * as ADBench runs each tool in a process of its own.  fn times the
+ * objective too, so the ratio is still measured within one process. */
+int isolated(void (*fn)(void *ctx, double *out), void *ctx, double *out, int n);
+
+/* Fixed-seed generator for inputs made up when there is no data folder. */
+void rng_seed(unsigned long long s);
+double rng_uniform(void);
+double rng_normal(void);
+
+/* 1 if path names a readable file */
+int file_exists(const char *path);
+
+void run_gmm(const struct options *o);
+void run_ba(const struct options *o);
+void run_lstm(const struct options *o);
+#endif

@@ -1,0 +1,4 @@
+// adolc_end.h: ends what adolc_shim.h began (back to plain doubles).
+#undef double
+#undef malloc
+#undef free

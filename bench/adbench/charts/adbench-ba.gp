@@ -1,0 +1,25 @@
+# adbench: time(derivative) / time(ADBench objective) for ba
+$tool0 << EOD
+0 221.222
+1 226.163
+2 222.309
+3 224.288
+EOD
+$tool1 << EOD
+0 45.2575
+1 43.5787
+2 44.6858
+3 45.2448
+EOD
+set terminal pngcairo size 720,440 font ",10"
+set output "bench/adbench/charts/adbench-ba.png"
+set title "ba: time(derivative) / time(ADBench's C objective)"
+set logscale y
+set ylabel "ratio (log scale)"
+set xlabel "size"
+set key outside right
+set grid ytics
+set offsets 0.3, 0.3, 0, 0
+set bmargin 6
+set xtics rotate by -30 ("ba1 p31843" 0, "ba3 p182072" 1, "ba5 p225911" 2, "ba10 p563734" 3)
+plot $tool0 using 1:2 with linespoints pt 4 title "ADOL-C", $tool1 using 1:2 with linespoints pt 5 title "finite differences"

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# compile_report.sh CLANG PLUGIN INCLUDE_DIR C_DIR EXAMPLES_DIR
+# The compile-time and code-size part of adbench's report (issue 10): for
+# ADBench's sources (annotated by annotate.py, as the benchmark builds them)
+# and the repository's examples, the median over 5 runs of `clang -O2 -c`
+# without and with the plugin, and the object code of f, f_fwd and f_rev
+# (symbol sizes, nm -S) for every function the plugin differentiated.
+# Without the plugin the examples compile with -w: their calls of f_rev
+# then have no declaration, which C11 clang 14 only warns about.
+set -euo pipefail
+clang=$1 plugin=$2 include=$3 cdir=$4 examples=$5
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+runs=5
+
+# median wall time in ms of the command given, over $runs runs; fails
+# when the command fails
+median_ms() {
+    local times=() i start end
+    for ((i = 0; i < runs; i++)); do
+        start=$(date +%s%N)
+        "$@" >/dev/null 2>&1 || return 1
+        end=$(date +%s%N)
+        times+=($(((end - start) / 1000000)))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
+}
+
+# f, f_fwd and f_rev sizes in bytes, for every f_rev the object defines
+sizes() {
+    local obj=$1 name=$2
+    nm -S -t d --defined-only "$obj" | awk -v file="$name" '
+        NF == 4 { size[$4] = $2 + 0 }
+        END {
+            for (s in size) if (s ~ /_rev$/) {
+                f = substr(s, 1, length(s) - 4)
+                if (f in size)
+                    printf "| %s | %s | %d | %d | %d | %.2f |\n", file, f, size[f], size[f "_fwd"], size[s], size[s] / size[f]
+            }
+        }' | sort
+}
+
+# one source: plain and plugin compile times, then its sizes
+one() {
+    local name=$1 plain_src=$2 plugin_src=$3 plain_flags=$4
+    shift 4
+    local obj=$tmp/plugin.o t_plain t_plugin err
+    # shellcheck disable=SC2086 # plain_flags is a list of flags
+    t_plain=$(median_ms "$clang" -O2 $plain_flags "$@" -c "$plain_src" -o "$tmp/plain.o") || t_plain=fails
+    if "$clang" -fplugin="$plugin" -O2 "$@" -c "$plugin_src" -o "$obj" 2>"$tmp/err"; then
+        t_plugin=$(median_ms "$clang" -fplugin="$plugin" -O2 "$@" -c "$plugin_src" -o "$obj")
+        awk -v n="$name" -v a="$t_plain" -v b="$t_plugin" \
+            'BEGIN { printf "| %s | %s | %s | %.2f |\n", n, a, b, (a > 0 ? b / a : 0) }' >>"$tmp/times"
+        sizes "$obj" "$name" >>"$tmp/sizes"
+    else
+        err=$(grep -m1 'error:' "$tmp/err" | sed -e 's|^.*/||' || true)
+        printf '| %s | %s | chad: not yet (%s) | |\n' "$name" "$t_plain" "$err" >>"$tmp/times"
+    fi
+}
+
+: >"$tmp/times"
+: >"$tmp/sizes"
+if [ -n "$cdir" ]; then
+    for p in gmm ba lstm; do
+        python3 "$here/annotate.py" "$cdir/$p/$p.c" "$tmp/$p.c"
+        one "ADBench $p/$p.c" "$cdir/$p/$p.c" "$tmp/$p.c" "" "-I$cdir/$p"
+    done
+else
+    echo "(no ADBench C folder: its sources are skipped)"
+fi
+for src in "$examples"/*.c; do
+    one "examples/$(basename "$src")" "$src" "$src" "-w" "-I$include"
+done
+
+echo "clang -O2 -c, median of $runs runs (ms; shared machine: noisy):"
+echo
+echo "| source | without plugin | with plugin | ratio |"
+echo "|---|---:|---:|---:|"
+cat "$tmp/times"
+echo
+echo "Object code (bytes, nm -S, -O2; helpers inlined into f count as f's):"
+echo
+echo "| source | function | f | f_fwd | f_rev | f_rev / f |"
+echo "|---|---|---:|---:|---:|---:|"
+cat "$tmp/sizes"
