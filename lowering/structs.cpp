@@ -35,6 +35,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Basic/Version.h" // CLANG_VERSION_MAJOR, for the API changes below
 #include "clang/Lex/Lexer.h"
 
 namespace chad {
