@@ -1060,6 +1060,7 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   close_scope(e, saved);
   close_loop(e);
   if (!tape) {
+    line(e, "(void)%s; /* counts the steps; the body may not read it */", k);
     mark_unread_state(e, rhs->var2, x, rhs->body, rest, &leaves);
     varmap_put(&e->vals, x, state);
     return;
