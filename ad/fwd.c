@@ -289,11 +289,15 @@ static void fwd_build_sum(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   unpair(s, x, ex_var(s->a, p), np, ntotal, out);
 }
 
-static void fwd_fold(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+/* fold and while: the state and its tangent step together. A while's
+ * step also yields whether to go on, which depends on the state alone, so
+ * its body yields (go, (state, tangent)). */
+static void fwd_state_loop(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   if (!type_is_active(rhs->type)) {
     bindings_push(s->a, out, x, rhs);
     return;
   }
+  bool is_while = rhs->kind == E_WHILE;
   Type *st = rhs->args[1]->type, *dt = type_tangent(s->a, st);
   Type *pt = ty_tuple2(s->a, st, dt);
   Var *ps = var_new(s->a, nameset_fresh(s->names, s->a, "st"), pt);
@@ -302,44 +306,25 @@ static void fwd_fold(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   Expr *ds = bind(s, &b, dname(s, rhs->var2), ex_get(s->a, 1, ex_var(s->a, ps)));
   set_tangent(s, rhs->var2, ds);
   Expr *r = fwd_block(s, rhs->body, &b);
-  Expr *body = bindings_build(s->a, &b, ex_tuple(s->a, 2, (Expr *[]){r, tangent_of(s, r)}));
+  Expr *go = NULL;
+  if (is_while) {
+    go = bind(s, &b, "go", ex_get(s->a, 0, r));
+    Var *next = var_new(s->a, nameset_fresh(s->names, s->a, "next"), st);
+    fwd_get(s, next, ex_get(s->a, 1, r), &b);
+    r = ex_var(s->a, next);
+  }
+  Expr *res = ex_tuple(s->a, 2, (Expr *[]){r, tangent_of(s, r)});
+  if (is_while)
+    res = ex_tuple(s->a, 2, (Expr *[]){go, res});
+  Expr *body = bindings_build(s->a, &b, res);
   Expr *init = ex_tuple(s->a, 2, (Expr *[]){rhs->args[1], tangent_of(s, rhs->args[1])});
-  Expr *loop = ex_fold(s->a, rhs->args[0], init, rhs->var, ps, body);
+  Expr *loop = is_while ? ex_while(s->a, rhs->args[0], init, rhs->var, ps, body)
+                        : ex_fold(s->a, rhs->args[0], init, rhs->var, ps, body);
   loop->type = pt;
   loop->loc = rhs->loc;
   Expr *pair = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), loop);
   bindings_push(s->a, out, x, ex_get(s->a, 0, pair));
   bind_tangent(s, out, x, ex_get(s->a, 1, pair));
-}
-
-/* while: the state and its tangent step together; whether to go on
- * depends on the state alone, so the body yields (go, (state, tangent)). */
-static void fwd_while(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
-  if (!type_is_active(rhs->type)) {
-    bindings_push(s->a, out, x, rhs);
-    return;
-  }
-  Type *st = rhs->args[1]->type, *dt = type_tangent(s->a, st);
-  Type *pt = ty_tuple2(s->a, st, dt);
-  Var *ps = var_new(s->a, nameset_fresh(s->names, s->a, "st"), pt);
-  Bindings b = {0};
-  bindings_push(s->a, &b, rhs->var2, ex_get(s->a, 0, ex_var(s->a, ps)));
-  Expr *ds = bind(s, &b, dname(s, rhs->var2), ex_get(s->a, 1, ex_var(s->a, ps)));
-  set_tangent(s, rhs->var2, ds);
-  Expr *r = fwd_block(s, rhs->body, &b);
-  Expr *go = bind(s, &b, "go", ex_get(s->a, 0, r));
-  Var *next = var_new(s->a, nameset_fresh(s->names, s->a, "next"), st);
-  fwd_get(s, next, ex_get(s->a, 1, r), &b);
-  Expr *nv = ex_var(s->a, next);
-  Expr *pair = ex_tuple(s->a, 2, (Expr *[]){nv, tangent_of(s, nv)});
-  Expr *body = bindings_build(s->a, &b, ex_tuple(s->a, 2, (Expr *[]){go, pair}));
-  Expr *init = ex_tuple(s->a, 2, (Expr *[]){rhs->args[1], tangent_of(s, rhs->args[1])});
-  Expr *loop = ex_while(s->a, rhs->args[0], init, rhs->var, ps, body);
-  loop->type = pt;
-  loop->loc = rhs->loc;
-  Expr *res = bind(s, out, arena_printf(s->a, "%s_fwd", x->name), loop);
-  bindings_push(s->a, out, x, ex_get(s->a, 0, res));
-  bind_tangent(s, out, x, ex_get(s->a, 1, res));
 }
 
 /* scatter over (base, dbase) adding (v, dv): one loop for both. */
@@ -392,10 +377,8 @@ static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     fwd_build_sum(s, x, rhs, out);
     return;
   case E_FOLD:
-    fwd_fold(s, x, rhs, out);
-    return;
   case E_WHILE:
-    fwd_while(s, x, rhs, out);
+    fwd_state_loop(s, x, rhs, out);
     return;
   case E_SCATTER:
     fwd_scatter(s, x, rhs, out);

@@ -562,6 +562,27 @@ Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
   return e;
 }
 
+// A callee the module needs, once, with the first call's location.
+void Lowerer::noteCallee(const FunctionDecl *callee, SourceLocation loc) {
+  const FunctionDecl *canonical = callee->getCanonicalDecl();
+  for (const CalleeUse &u : callees)
+    if (u.callee == canonical)
+      return;
+  callees.push_back({canonical, loc});
+}
+
+// A view (`&x[k]`, `x + k`) passed for input array parameter `p` of type
+// `want`; `base` gets the array it points into.
+Expr *Lowerer::viewArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,
+                            const std::string &callee, const Env &env, const VarDecl *&base) {
+  Expr *view = lowerArrayRef(a, env, base);
+  if (!type_eq(arrays.at(base).elem, want->elem))
+    fail(a->getExprLoc(), "'" + base->getNameAsString() +
+                              "' has another element type than parameter '" +
+                              p->getNameAsString() + "' of '" + callee + "'");
+  return view;
+}
+
 Expr *Lowerer::oldElement(const ArrayVal &old, Expr *i, bool guarded,
                           SourceLocation loc) {
   Expr *e = at(ex_index(arena, mkVar(old.value, loc), i), loc);
@@ -862,12 +883,7 @@ Expr *Lowerer::lowerDifferentiableCall(const CallExpr *c,
   if (!ret)
     fail(loc, "call to '" + name + "', whose signature is not supported");
   std::vector<Expr *> args = lowerCallArgs(c, callee, env);
-  const FunctionDecl *canonical = callee->getCanonicalDecl();
-  bool seen = false;
-  for (const CalleeUse &u : callees)
-    seen = seen || u.callee == canonical;
-  if (!seen)
-    callees.push_back({canonical, loc});
+  noteCallee(callee, loc);
   Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
   call->type = ret;
   return at(call, loc);
@@ -894,15 +910,7 @@ std::vector<Expr *> Lowerer::lowerCallArgs(const CallExpr *c,
     const VarDecl *d = arrayDecl(a);
     if (!d && viewBase(a)) { // &x[k], x + k: a view of x
       const VarDecl *base = nullptr;
-      Expr *view = lowerArrayRef(a, env, base);
-      if (!type_eq(arrays.at(base).elem, t->elem))
-        fail(a->getExprLoc(), "'" + base->getNameAsString() +
-                                  "' has another element type than parameter '" +
-                                  p->getNameAsString() + "' of '" + name + "'");
-      if (ownerOf(base))
-        fail(a->getExprLoc(), "loop carries array '" + base->getNameAsString() +
-                                  "' from one iteration to the next; not supported yet");
-      args.push_back(view);
+      args.push_back(viewArgument(a, t, p, name, env, base));
       continue;
     }
     if (!d)
@@ -955,13 +963,8 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
         fail(a->getExprLoc(), "a pointer into an array ('" + text(a) + "') passed as "
                                   "output array of '" + name + "'; not supported yet");
       const VarDecl *base = nullptr;
-      Expr *view = lowerArrayRef(a, env, base);
-      if (!type_eq(arrays.at(base).elem, t->elem))
-        fail(a->getExprLoc(), "'" + base->getNameAsString() +
-                                  "' has another element type than parameter '" +
-                                  p->getNameAsString() + "' of '" + name + "'");
+      args.push_back(viewArgument(a, t, p, name, env, base));
       passed.push_back({base, false});
-      args.push_back(view);
       continue;
     }
     if (!d)
@@ -996,12 +999,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
     }
   }
-  const FunctionDecl *canonical = callee->getCanonicalDecl();
-  bool seen = false;
-  for (const CalleeUse &u : callees)
-    seen = seen || u.callee == canonical;
-  if (!seen)
-    callees.push_back({canonical, loc});
+  noteCallee(callee, loc);
   Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
   call->type = ret;
   Var *r = var_new(arena, ("call_" + name).c_str(), ret);

@@ -1482,24 +1482,9 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
     }
   }
   if (foldBody) {
-    checkPoison(foldBody, nullptr, -1);
-    // state read in the loop before any assignment reads garbage in C
-    Liveness live;
-    liveness(foldBody, live);
-    for (size_t j = 0; j < state.size(); j++) {
-      auto v = env.vars.find(state[j]);
-      if ((v == env.vars.end() || !v->second) &&
-          live.liveLets.count(foldSpec.stateVars[j]))
-        fail(sc.writes[state[j]].first->getExprLoc(),
-             "'" + placeName(state[j]) + "' is read before it is assigned");
-    }
-    std::vector<Expr *> init;
-    for (const Place &p : state) {
-      Var *v = env.vars.count(p) ? env.vars.at(p) : nullptr;
-      init.push_back(v ? mkVar(v, loc) : mkConst(placeType(p), 0, loc));
-    }
+    Expr *init = initialState(state, foldBody, foldSpec, sc, env, loc);
     Type *st = foldSpec.state->type;
-    Expr *fold = at(ex_fold(arena, dup(arena, lc.b.trip), mkTuple(init, loc),
+    Expr *fold = at(ex_fold(arena, dup(arena, lc.b.trip), init,
                             foldSpec.index, foldSpec.state, foldBody),
                     loc);
     fold->type = st;
@@ -1542,8 +1527,39 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
 
   if (!lc.h.declaredInInit) // the counter keeps its final value
     bindPlace({lc.h.counter, kWhole}, counterAt(lc.b, dup(arena, lc.b.trip), loc));
+  return afterLoop(lc, pre, post, std::move(out), next, tail, loc);
+}
+
+// The state a fold or while starts from: the places' values before the
+// loop. A place the body reads before any assignment reads garbage in C:
+// an error.
+Expr *Lowerer::initialState(const std::vector<Place> &state, Expr *body,
+                            const BodySpec &spec, LoopScan &sc, const Env &env,
+                            SourceLocation loc) {
+  checkPoison(body, nullptr, -1);
+  Liveness live;
+  liveness(body, live);
+  for (size_t j = 0; j < state.size(); j++) {
+    auto v = env.vars.find(state[j]);
+    if ((v == env.vars.end() || !v->second) && live.liveLets.count(spec.stateVars[j]))
+      fail(sc.writes[state[j]].first->getExprLoc(),
+           "'" + placeName(state[j]) + "' is read before it is assigned");
+  }
+  std::vector<Expr *> init;
+  for (const Place &p : state) {
+    Var *v = env.vars.count(p) ? env.vars.at(p) : nullptr;
+    init.push_back(v ? mkVar(v, loc) : mkConst(placeType(p), 0, loc));
+  }
+  return mkTuple(init, loc);
+}
+
+// What follows a loop: the rest, or, when the loop returned (flag 2), the
+// function's (or the enclosing loop's) return.
+Expr *Lowerer::afterLoop(const LoopCtx &lc, std::vector<Binding> &pre,
+                         std::vector<Binding> &post, Env out, const Rest *next,
+                         const Tail &tail, SourceLocation loc) {
+  Place done{lc.h.counter, kDone}, returned{lc.h.counter, kRetVal};
   if (lc.hasReturn && out.vars.count(done) && out.vars.at(done)) {
-    // the loop returned (flag 2): so does the function, or the loop around
     Expr *flag = mkVar(out.vars.at(done), loc);
     Expr *value = returnsVoid ? nullptr : mkVar(out.vars.at(returned), loc);
     Expr *ret = returnValue(value, out, loc);
@@ -1551,8 +1567,7 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
     return wrapInLets(pre, wrapInLets(post, mkIf(mkPrim2(P_EQ, flag, mkInt(2, loc), loc),
                                                  ret, rest, loc)));
   }
-  return wrapInLets(pre,
-                    wrapInLets(post, lowerSeq(next, std::move(out), tail)));
+  return wrapInLets(pre, wrapInLets(post, lowerSeq(next, std::move(out), tail)));
 }
 
 // The header of `while (c) body` or `do body while (c)`. Its counter is
@@ -1629,23 +1644,9 @@ Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
   BodySpec spec;
   Expr *body = settleFold(lc, env, state, {}, spec, next, tail);
   if (body) {
-    checkPoison(body, nullptr, -1);
-    Liveness live;
-    liveness(body, live);
-    for (size_t j = 0; j < state.size(); j++) {
-      auto v = env.vars.find(state[j]);
-      if ((v == env.vars.end() || !v->second) &&
-          live.liveLets.count(spec.stateVars[j]))
-        fail(sc.writes[state[j]].first->getExprLoc(),
-             "'" + placeName(state[j]) + "' is read before it is assigned");
-    }
-    std::vector<Expr *> init;
-    for (const Place &p : state) {
-      Var *v = env.vars.count(p) ? env.vars.at(p) : nullptr;
-      init.push_back(v ? mkVar(v, loc) : mkConst(placeType(p), 0, loc));
-    }
+    Expr *init = initialState(state, body, spec, sc, env, loc);
     Type *st = spec.state->type;
-    Expr *loop = at(ex_while(arena, mkVar(first, loc), mkTuple(init, loc),
+    Expr *loop = at(ex_while(arena, mkVar(first, loc), init,
                              spec.index, spec.state, body),
                     loc);
     loop->type = st;
@@ -1663,16 +1664,7 @@ Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
     none.index = indexVar(arena, lc);
     lowerLoopBody(lc, none, env);
   }
-  if (lc.hasReturn && out.vars.count(done) && out.vars.at(done)) {
-    // the loop returned (flag 2): so does the function, or the loop around
-    Expr *flag = mkVar(out.vars.at(done), loc);
-    Expr *value = returnsVoid ? nullptr : mkVar(out.vars.at(returned), loc);
-    Expr *ret = returnValue(value, out, loc);
-    Expr *rest = lowerSeq(next, std::move(out), tail);
-    return wrapInLets(pre, wrapInLets(post, mkIf(mkPrim2(P_EQ, flag, mkInt(2, loc), loc),
-                                                 ret, rest, loc)));
-  }
-  return wrapInLets(pre, wrapInLets(post, lowerSeq(next, std::move(out), tail)));
+  return afterLoop(lc, pre, post, std::move(out), next, tail, loc);
 }
 
 } // namespace lowering_detail

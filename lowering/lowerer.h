@@ -446,6 +446,9 @@ public:
   void checkPointerUse(const Stmt *s);
   const VarDecl *viewBase(const CExpr *e);
   Expr *lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&base);
+  Expr *viewArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,
+                     const std::string &callee, const Env &env, const VarDecl *&base);
+  void noteCallee(const FunctionDecl *callee, SourceLocation loc);
   const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
   const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
   bool constIndex(const CExpr *idx, long long &v);
@@ -504,6 +507,12 @@ public:
                  const Tail &tail);
   Expr *lowerWhile(const Stmt *s, const Rest *next, Env env, const Tail &tail);
   LoopHeader whileHeader(const Stmt *s);
+  Expr *initialState(const std::vector<Place> &state, Expr *body,
+                     const BodySpec &spec, LoopScan &sc, const Env &env,
+                     SourceLocation loc);
+  Expr *afterLoop(const LoopCtx &lc, std::vector<Binding> &pre,
+                  std::vector<Binding> &post, Env out, const Rest *next,
+                  const Tail &tail, SourceLocation loc);
   LoopHeader parseHeader(const ForStmt *s, const Env *env);
   Bounds lowerBounds(const LoopHeader &h, const Env &env,
                      std::vector<Binding> &pre);
