@@ -235,6 +235,8 @@ class Gen:
         # Decisions about CHAD_CUSTOM calls draw from their own stream, so
         # that a program without one is the program the seed gave before.
         self.rc = random.Random(seed * 7919 + 1)
+        # and so do those about pointers into arrays (views)
+        self.rv = random.Random(seed * 104729 + 3)
         self.next_id = 0
         self.funcs = []
 
@@ -345,14 +347,18 @@ class Gen:
         r = self.r
         g = r.choice(c.fn.callees)
         args, kids = [], []
+        # a view of the caller's arrays from element 1 on, with n - 1 for
+        # its length (idx would index past it)
+        view = g.arrays and not g.has_idx and self.rv.random() < 0.3
         for p in g.params:
             kind, name = p[0], p[1]
             if kind == "arr":
-                args.append(r.choice(c.fn.arrays))
+                a = r.choice(c.fn.arrays)
+                args.append((self.rv.choice(["&%s[1]", "%s + 1"]) % a) if view else a)
             elif kind == "idx":
                 args.append("idx")
             elif kind == "n":
-                args.append("n")
+                args.append("n - 1" if view else "n")
             elif kind == "int":
                 args.append(str(r.randint(0, 3)))
             else:
@@ -489,6 +495,8 @@ class Gen:
                 rd += ["%s[n - 1 - %s]" % (a, iv) for a in fn.arrays[:1]]
                 if fn.has_idx:
                     rd += ["%s[idx[%s]]" % (a, iv) for a in fn.arrays[:1]]
+                if self.rv.random() < 0.3:
+                    rd += ["*(%s + %s)" % (a, iv) for a in fn.arrays[-1:]]
                 if fn.out_written:
                     rd += ["%s[%s]" % (fn.out, iv)]
             return rd
@@ -686,6 +694,9 @@ class Gen:
         fn.mutable = list(fn.scalars)
         ints = [fn.intparam[0]] if fn.intparam else []
         reads = ["%s[%d]" % (a, q) for a in fn.arrays for q in range(min(n, 2))]
+        if fn.arrays and self.rv.random() < 0.3:
+            # views: *a is a[0], *(a + n - 1) the last element
+            reads += ["*%s" % fn.arrays[0], "*(%s + n - 1)" % fn.arrays[-1]]
         c = Ctx(fn, fn.scalars, reads, ints)
         body = []
         if not fn.scalars:
