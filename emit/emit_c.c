@@ -68,6 +68,7 @@ typedef struct Em {
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   PtrVec *frees; /* arrays allocated in the current C scope */
+  const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
   Diag *err;
   bool failed;
 } Em;
@@ -453,6 +454,7 @@ static CVal *home_of(Em *e, Var *v) {
 /* ------------------------------------------------------------ bindings */
 
 static CVal *emit_block(Em *e, Expr *block, CVal *dest);
+static void emit_log(Em *e, Var *x, Expr *rhs);
 
 static const char *prim_text(Em *e, Expr *rhs);
 
@@ -793,6 +795,12 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_TABLE:
     emit_table(e, x, rhs);
     return;
+  case E_LOGSAVE:
+  case E_LOGPOP:
+  case E_LOGMARK:
+  case E_LOGUNDO:
+    emit_log(e, x, rhs);
+    return;
   default:
     line(e, "#error \"chad: unexpected IR node in emission\"");
     return;
@@ -993,8 +1001,20 @@ static void mark_unread_state(Em *e, Var *state_var, Var *x, Expr *body, Expr *r
       line(e, "(void)%s; /* carried, never read */", ((CVal *)leaves->items[i])->expr);
 }
 
-/* Stores the state's leaves before step k at tape[k*L .. k*L+L). */
-static void save_leaves(Em *e, const char *tape, const char *k, const PtrVec *leaves) {
+/* The scalar leaves of a state: what its tape holds. Its arrays are the
+ * loop's memory, restored by the undo log (DESIGN 8.13). */
+static PtrVec scalar_leaves(Em *e, const PtrVec *leaves) {
+  PtrVec out = {0};
+  for (int i = 0; i < leaves->len; i++)
+    if (((CVal *)leaves->items[i])->type->kind != TY_ARRAY)
+      ptrvec_push(e->a, &out, leaves->items[i]);
+  return out;
+}
+
+/* Stores the state's scalar leaves before step k at tape[k*L .. k*L+L). */
+static void save_leaves(Em *e, const char *tape, const char *k, const PtrVec *all) {
+  PtrVec scalars = scalar_leaves(e, all);
+  const PtrVec *leaves = &scalars;
   for (int i = 0; i < leaves->len; i++) {
     CVal *l = leaves->items[i];
     if (l->type->kind == TY_INT) /* the bits of a 64-bit integer fit, its value may not */
@@ -1048,7 +1068,7 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   e->indent++;
   if (tape) {
     line(e, "%s = chad__grow(%s, &%s, ((long long)%s + 1) * %d, sizeof(double));", tape->expr,
-         tape->expr, cap, k, leaves.len);
+         tape->expr, cap, k, scalar_leaves(e, &leaves).len);
     save_leaves(e, tape->expr, k, &leaves);
   }
   PtrVec *saved = open_scope(e);
@@ -1112,7 +1132,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   }
   CVal *tape = NULL;
   if (rhs->kind == E_FOLDSAVE) {
-    const char *count = arena_printf(e->a, "(long long)%s * %d", n, leaves.len);
+    const char *count = arena_printf(e->a, "(long long)%s * %d", n, scalar_leaves(e, &leaves).len);
     tape = new_array(e, ty_array(e->a, ty_f64()), arena_printf(e->a, "%s_tape", name_of(e, x)),
                      count, false);
     tape->len = NULL; /* an element count of long long type, never asked */
@@ -1266,8 +1286,8 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
     return;
   }
   case E_ACCUM:
-    line(e, "%s[%s] += %s;", cval_of(e, rhs->args[0])->expr, scalar_text(e, rhs->args[1]),
-         scalar_text(e, rhs->args[2]));
+    line(e, "%s[%s] %s %s;", cval_of(e, rhs->args[0])->expr, scalar_text(e, rhs->args[1]),
+         rhs->index == 1 ? "=" : "+=", scalar_text(e, rhs->args[2]));
     varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
     return;
   case E_ALLOC: {
@@ -1293,6 +1313,34 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
   default:
     return;
   }
+}
+
+/* The undo log: a save records an element before an update stores over
+ * it, and pops, undos write old values back into the same memory. */
+static void emit_log(Em *e, Var *x, Expr *rhs) {
+  switch (rhs->kind) {
+  case E_LOGSAVE: {
+    CVal *arr = cval_of(e, rhs->args[0]);
+    if (!arr->writable)
+      em_fail(e, "an undo-log save of an array the function may not write");
+    line(e, "chad__log_save(&%s, &%s[%s], sizeof %s[0]);", e->log, arr->expr,
+         scalar_text(e, rhs->args[1]), arr->expr);
+    break;
+  }
+  case E_LOGPOP:
+    line(e, "chad__log_pop(&%s);", e->log);
+    break;
+  case E_LOGMARK:
+    line(e, "chad__log_mark(&%s);", e->log);
+    break;
+  case E_LOGUNDO: /* the same arrays, as they were at the mark */
+    line(e, "chad__log_undo(&%s);", e->log);
+    varmap_put(&e->vals, x, cval_of(e, rhs->args[1]));
+    return;
+  default:
+    break;
+  }
+  varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
 }
 
 /* A constant table is a `static const` array of the function: made once
@@ -1731,6 +1779,11 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
     if (!varmap_has(&used, g->params[i]))
       line(&e, "(void)%s;", name_of(&e, g->params[i]));
   varmap_free(&used);
+  if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE)) {
+    e.log = nameset_fresh(&e.names, e.a, "chad__undo");
+    line(&e, "chad__log %s = {0, 0, 0};", e.log);
+    ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
+  }
   if (kind == FN_AUG)
     aug_homes(&e, g, &outs);
   output_homes(&e, kind, f, g);
@@ -1884,11 +1937,48 @@ static const char *runtime_text =
     "  while (n < need)\n"
     "    n *= 2;\n"
     "  if ((unsigned long long)n > __SIZE_MAX__ / size || !(p = realloc(p, (__SIZE_TYPE__)n * size))) {\n"
-    "    chad__report(\"chad: out of memory for a loop's tape of %lld numbers\\n\", n);\n"
+    "    chad__report(\"chad: out of memory for a loop's tape of %lld entries\\n\", n);\n"
     "    abort();\n"
     "  }\n"
     "  *cap = n;\n"
     "  return p;\n"
+    "}\n"
+    "/* The undo log of a reverse sweep: elements saved before an update\n"
+    " * overwrites them, written back in reverse order; a mark (slot NULL)\n"
+    " * starts each iteration of a loop that updates the arrays it carries. */\n"
+    "typedef struct chad__saved {\n"
+    "  void *slot;\n"
+    "  __SIZE_TYPE__ size;\n"
+    "  union { double d; long long i; unsigned char bytes[8]; } old;\n"
+    "} chad__saved;\n"
+    "typedef struct chad__log {\n"
+    "  chad__saved *entry;\n"
+    "  long long n, cap;\n"
+    "} chad__log;\n"
+    "static __attribute__((unused)) void chad__log_save(chad__log *l, void *slot, __SIZE_TYPE__ size) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = slot;\n"
+    "  l->entry[l->n].size = size;\n"
+    "  __builtin_memcpy(l->entry[l->n].old.bytes, slot, size);\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_mark(chad__log *l) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = 0;\n"
+    "  l->entry[l->n].size = 0;\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_pop(chad__log *l) {\n"
+    "  chad__saved *s = &l->entry[--l->n];\n"
+    "  __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_undo(chad__log *l) {\n"
+    "  while (l->n > 0) {\n"
+    "    chad__saved *s = &l->entry[--l->n];\n"
+    "    if (!s->slot)\n"
+    "      return;\n"
+    "    __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "  }\n"
     "}\n"
     "#endif\n\n";
 
