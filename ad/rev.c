@@ -739,8 +739,6 @@ static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     if (!type_is_active(rhs->type))
       why = "an update of an inactive array (integers) under a condition or in a loop "
             "cannot be differentiated in reverse mode yet";
-    else if (rhs->kind == E_IF && type_holds_array(rhs->type))
-      why = "an array updated under a condition cannot be differentiated in reverse mode yet";
     if (why) {
       fail(s, rhs->loc, why);
       return;
@@ -1025,6 +1023,138 @@ static Expr *loop_handle(Rev *s, Bindings *reverse, const VarMap *rhs_of, Expr *
   return ex_lin(s->a, E_TUPLE, t->n, parts);
 }
 
+/* The arrays a branch returns, leaf by leaf, traced through the branch's
+ * updates and aliases to what they are versions of: an atom bound outside
+ * the branch (or a projection of one), or NULL for an array the branch
+ * makes itself. */
+static void branch_roots(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *roots) {
+  for (int guard = 0; atom->kind == E_VAR && guard < 100000; guard++) {
+    Expr *rhs = varmap_get(branch_rhs, atom->var);
+    if (!rhs)
+      break; /* bound outside the branch */
+    if (rhs->kind == E_VAR || rhs->kind == E_UPDATE) {
+      atom = rhs->kind == E_VAR ? rhs : rhs->args[0];
+      continue;
+    }
+    if (rhs->kind == E_TUPLE && t->kind == TY_TUPLE) {
+      for (int j = 0; j < rhs->nargs; j++)
+        branch_roots(s, branch_rhs, rhs->args[j], t->elems[j], roots);
+      return;
+    }
+    for (int j = 0, n = array_leaf_count(t); j < n; j++)
+      ptrvec_push(s->a, roots, NULL);
+    return;
+  }
+  if (t->kind == TY_ARRAY) {
+    ptrvec_push(s->a, roots, atom);
+    return;
+  }
+  for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
+    if (array_leaf_count(t->elems[j]))
+      branch_roots(s, branch_rhs, ex_get(s->a, j, atom), t->elems[j], roots);
+}
+
+/* The buffer of a root: a variable's, or a field of a tuple's handle. */
+static Expr *root_buf(Rev *s, Expr *root) {
+  if (root->kind == E_VAR)
+    return buf_of(s, root);
+  if (root->kind != E_GET)
+    return NULL;
+  Expr *h = root_buf(s, root->args[0]);
+  return h && h->kind == E_TUPLE ? h->args[root->index] : NULL;
+}
+
+static void block_rhs(Expr *e, VarMap *out) {
+  for (; e->kind == E_LET; e = e->body)
+    varmap_put(out, e->var, e->args[0]);
+}
+
+/* The buffer of one array leaf of an if's result: that of the array both
+ * branches return a version of (one this function allocated, or given to
+ * that array now when it is made in this block and has none yet). */
+static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, Expr *r1, Expr *r2,
+                            Expr *have, Expr *val, Loc loc, const char *name) {
+  if (!r1 || !r2 || !atom_eq(r1->kind == E_GET ? r1->args[0] : r1, r2->kind == E_GET ? r2->args[0] : r2) ||
+      (r1->kind == E_GET) != (r2->kind == E_GET) || (r1->kind == E_GET && r1->index != r2->index)) {
+    fail(s, loc, "an array made or chosen under a condition cannot be differentiated in "
+                 "reverse mode yet");
+    return NULL;
+  }
+  Expr *h = root_buf(s, r1);
+  if (h) {
+    if (h->kind != E_VAR || !varmap_has(&s->own_bufs, h->var) || (have && !atom_eq(have, h))) {
+      fail(s, loc, "an input array updated under a condition cannot be differentiated in "
+                   "reverse mode yet");
+      return NULL;
+    }
+    return h;
+  }
+  if (r1->kind != E_VAR || !varmap_has(fresh, r1->var)) {
+    fail(s, loc, "an array updated under a condition cannot be differentiated in reverse "
+                 "mode yet");
+    return NULL;
+  }
+  h = have ? have : alloc_like(s, reverse, val, name);
+  varmap_put(&s->bufs, r1->var, h);
+  return h;
+}
+
+/* The array leaves of a value, as projections of its atom. */
+static void array_leaf_vals(Rev *s, Expr *val, Type *t, PtrVec *out) {
+  if (t->kind == TY_ARRAY) {
+    ptrvec_push(s->a, out, val);
+    return;
+  }
+  for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
+    if (array_leaf_count(t->elems[j]))
+      array_leaf_vals(s, ex_get(s->a, j, val), t->elems[j], out);
+}
+
+static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh, const PtrVec *r1,
+                             const PtrVec *r2, const PtrVec *vals, int *k, Type *t, Loc loc,
+                             const char *name) {
+  if (t->kind == TY_ARRAY) {
+    int j = (*k)++;
+    if (!type_is_active(t))
+      return NULL;
+    return if_leaf_buffer(s, reverse, fresh, r1->items[j], r2->items[j], NULL, vals->items[j], loc,
+                          name);
+  }
+  if (t->kind != TY_TUPLE || !array_leaf_count(t))
+    return NULL;
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->n);
+  for (int j = 0; j < t->n; j++)
+    parts[j] = if_tuple_handle(s, reverse, fresh, r1, r2, vals, k, t->elems[j], loc, name);
+  return ex_lin(s->a, E_TUPLE, t->n, parts);
+}
+
+/* An if whose result holds arrays that its branches update: their buffers
+ * are those of the arrays updated (DESIGN 8.13). */
+static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, Var *x, Expr *rhs) {
+  VarMap m1 = {0}, m2 = {0};
+  block_rhs(rhs->args[1], &m1);
+  block_rhs(rhs->args[2], &m2);
+  PtrVec roots1 = {0}, roots2 = {0};
+  branch_roots(s, &m1, block_result_atom(rhs->args[1]), x->type, &roots1);
+  branch_roots(s, &m2, block_result_atom(rhs->args[2]), x->type, &roots2);
+  varmap_free(&m1);
+  varmap_free(&m2);
+  if (x->type->kind == TY_ARRAY) {
+    Expr *h = if_leaf_buffer(s, reverse, fresh, roots1.items[0], roots2.items[0],
+                             varmap_get(&s->bufs, x), ex_var(s->a, x), rhs->loc, bname(s, x));
+    if (h)
+      varmap_put(&s->bufs, x, h);
+    return;
+  }
+  PtrVec vals = {0};
+  array_leaf_vals(s, ex_var(s->a, x), x->type, &vals);
+  int k = 0;
+  Expr *h = if_tuple_handle(s, reverse, fresh, &roots1, &roots2, &vals, &k, x->type, rhs->loc,
+                            bname(s, x));
+  if (!s->failed)
+    varmap_put(&s->bufs, x, h);
+}
+
 /* A loop's initial arrays made in this block use the loop's buffers: the
  * cotangent of the initial state is that of the state before step 0. */
 static void share_with_init(Rev *s, const VarMap *rhs_of, const VarMap *fresh, Expr *init,
@@ -1048,7 +1178,8 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
   for (int i = 0; i < b->vars.len; i++) {
     ExprKind k = ((Expr *)b->rhss.items[i])->kind;
     varmap_put(&rhs_of, b->vars.items[i], b->rhss.items[i]);
-    if (k == E_ALLOC || k == E_BUILD || k == E_UPDATE || k == E_SCATTER)
+    if (k == E_ALLOC || k == E_BUILD || k == E_UPDATE || k == E_SCATTER ||
+        (k == E_IF && ((Var *)b->vars.items[i])->type->kind == TY_ARRAY))
       varmap_put(&fresh, b->vars.items[i], b->vars.items[i]);
   }
   for (int i = b->vars.len - 1; i >= 0; i--) {
@@ -1059,6 +1190,9 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     if (!varmap_get(&s->bufs, x)) {
       Expr *shared = rhs->kind == E_UPDATE ? shared_buf(s, &rhs_of, rhs->args[0]) : NULL;
       switch (shared ? E_VAR : rhs->kind) {
+      case E_IF:
+        if_buffers(s, reverse, &fresh, x, rhs);
+        break;
       case E_FOLD:
       case E_WHILE: {
         Expr *h = loop_handle(s, reverse, &rhs_of, rhs->args[1], NULL, ex_var(s->a, x), x->type,
@@ -1621,14 +1755,18 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
   for (int i = b.vars.len - 1; i >= 0; i--) {
     Var *x = b.vars.items[i];
     Expr *arhs = b.rhss.items[i];
-    if (varmap_has(&s->fold_mark, x)) {
+    if (varmap_has(&s->fold_mark, x) ||
+        (arhs->kind == E_IF && varmap_has(&s->if_rev, x) && expr_contains(arhs, E_UPDATE))) {
       /* a loop carrying arrays runs its reverse even without a scalar
        * cotangent: its arrays' cotangents are in their buffers, and the
        * undo log must give back what it wrote */
       Contrib *c = take_contribs(s, x);
       Expr *total = c ? sum_contribs(s, x, c) : ex_zero(s->a, type_tangent(s->a, x->type));
       Expr *ct_x = expr_is_atom(total) ? total : bind(s, reverse, bname(s, x), total);
-      backprop_fold(s, x, arhs, ct_x, reverse);
+      if (arhs->kind == E_IF)
+        backprop_if(s, x, ct_x, reverse);
+      else
+        backprop_fold(s, x, arhs, ct_x, reverse);
       continue;
     }
     if (x->type->kind == TY_ARRAY || (arhs->kind == E_BUILD && has_active_array(x->type))) {

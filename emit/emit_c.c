@@ -37,6 +37,9 @@ struct CVal {
   bool literal;     /* record built from `elems` (f$aug's tape) */
   const char *len;  /* array: C expression of its length, when known */
   bool writable;    /* array: ours to write (allocated here, or a home) */
+  const char *memory; /* array: the C name of the memory it is, when another
+                         pointer variable aliases it (a loop's state
+                         initialised from an array it updates in place) */
   bool zero_init;   /* scalar variable declared as zero */
   bool zero_literal; /* the constant +0 */
 };
@@ -175,6 +178,8 @@ static Expr *block_result(Expr *block) {
   return block;
 }
 
+
+static const char *memory_of(const CVal *v) { return v->memory ? v->memory : v->expr; }
 
 static CVal *cv_scalar(Em *e, Type *t, const char *expr) {
   CVal *v = arena_alloc(e->a, sizeof *v);
@@ -698,24 +703,44 @@ static void close_scope(Em *e, PtrVec *saved);
 
 /* Each branch is a C scope: arrays made there are freed there (no array
  * leaves a branch; see ad/rev.c). */
-static void emit_branch(Em *e, Expr *block, CVal *res) {
+static CVal *emit_branch(Em *e, Expr *block, CVal *res) {
   e->indent++;
   PtrVec *saved = open_scope(e);
-  emit_block(e, block, res);
+  CVal *r = emit_block(e, block, res);
   close_scope(e, saved);
   e->indent--;
+  return r;
+}
+
+/* An array leaf of an if's result that both branches give as the same
+ * memory (an array updated in place under a condition) is that memory. */
+static void same_memory(Em *e, CVal *res, CVal *r1, CVal *r2) {
+  PtrVec d = {0}, a = {0}, b = {0};
+  leaves_of(e->a, res, &d);
+  leaves_of(e->a, r1, &a);
+  leaves_of(e->a, r2, &b);
+  for (int i = 0; i < d.len && i < a.len && i < b.len; i++) {
+    CVal *dl = d.items[i], *al = a.items[i], *bl = b.items[i];
+    if (dl->type->kind != TY_ARRAY || !al->expr || !bl->expr ||
+        strcmp(memory_of(al), memory_of(bl)) != 0)
+      continue;
+    dl->memory = memory_of(al);
+    dl->writable = al->writable && bl->writable;
+    dl->len = al->len ? al->len : bl->len;
+  }
 }
 
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *res = declare_if_result(e, x, rhs, rest);
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
-  emit_branch(e, rhs->args[1], res);
+  CVal *r1 = emit_branch(e, rhs->args[1], res);
   /* an else that has nothing to do (its results are in place) is left out */
   StrBuf *out = e->out, other = {0};
   e->out = &other;
-  emit_branch(e, rhs->args[2], res);
+  CVal *r2 = emit_branch(e, rhs->args[2], res);
   e->out = out;
+  same_memory(e, res, r1, r2);
   if (other.len) {
     line(e, "} else {");
     sb_puts(e->out, other.data);
@@ -1032,8 +1057,12 @@ static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from)
   for (int i = 0; i < leaves->len; i++) {
     CVal *l = leaves->items[i];
     tmp[i] = nameset_fresh(&e->names, e->a, "next");
-    line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i],
-         ((CVal *)src->items[from + i])->expr);
+    if (l->type->kind == TY_ARRAY)
+      line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i],
+           ((CVal *)src->items[from + i])->expr);
+    else
+      line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i],
+           ((CVal *)src->items[from + i])->expr);
   }
   for (int i = 0; i < leaves->len; i++)
     line(e, "%s = %s;", ((CVal *)leaves->items[i])->expr, tmp[i]);
@@ -1042,11 +1071,19 @@ static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from)
 /* while: `for (k = 0; go; k++)`, the step yielding go and the next state.
  * while-save grows its tape by doubling as the loop runs (its trip count
  * is known only at the end); the tape is freed with the scope. */
+static CVal *owned_state(Em *e, CVal *init, const char *base);
+static void own_state_leaves(Em *e, bool in_place, PtrVec *leaves, CVal *init);
+
 static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   Type *st = rhs->args[1]->type;
-  CVal *state = declare_init(e, st, name_of(e, rhs->var2), cval_of(e, rhs->args[1]));
+  bool in_place = expr_contains(rhs->body, E_UPDATE);
+  CVal *init = cval_of(e, rhs->args[1]);
+  if (in_place)
+    init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
   PtrVec leaves = {0};
   leaves_of(e->a, state, &leaves);
+  own_state_leaves(e, in_place, &leaves, init);
   const char *go = nameset_fresh(&e->names, e->a, "go");
   line(e, "int %s = %s;", go, scalar_text(e, rhs->args[0]));
   const char *k = name_of(e, rhs->var);
@@ -1112,6 +1149,20 @@ static CVal *owned_state(Em *e, CVal *init, const char *base) {
   return v;
 }
 
+/* The state of a loop that updates its arrays names the owned arrays. */
+static void own_state_leaves(Em *e, bool in_place, PtrVec *leaves, CVal *init) {
+  PtrVec init_leaves = {0};
+  leaves_of(e->a, init, &init_leaves);
+  for (int i = 0; in_place && i < leaves->len && i < init_leaves.len; i++) {
+    CVal *l = leaves->items[i], *il = init_leaves.items[i];
+    if (l->type->kind == TY_ARRAY) {
+      l->writable = true;
+      l->len = il->len;
+      l->memory = memory_of(il);
+    }
+  }
+}
+
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   Type *st = rhs->args[1]->type;
@@ -1120,16 +1171,9 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   if (in_place)
     init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
   CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
-  PtrVec leaves = {0}, init_leaves = {0};
+  PtrVec leaves = {0};
   leaves_of(e->a, state, &leaves);
-  leaves_of(e->a, init, &init_leaves);
-  for (int i = 0; in_place && i < leaves.len && i < init_leaves.len; i++) {
-    CVal *l = leaves.items[i], *il = init_leaves.items[i];
-    if (l->type->kind == TY_ARRAY) { /* the state names the owned arrays */
-      l->writable = true;
-      l->len = il->len;
-    }
-  }
+  own_state_leaves(e, in_place, &leaves, init);
   CVal *tape = NULL;
   if (rhs->kind == E_FOLDSAVE) {
     const char *count = arena_printf(e->a, "(long long)%s * %d", n, scalar_leaves(e, &leaves).len);
@@ -1155,7 +1199,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
        * swapped into this leaf: anything else was freed with the body */
       bool owned = false;
       for (int j = 0; j < leaves.len; j++)
-        owned = owned || strcmp(next, ((CVal *)leaves.items[j])->expr) == 0;
+        owned = owned || strcmp(memory_of(src.items[i]), memory_of(leaves.items[j])) == 0;
       if (in_place && !owned)
         em_fail(e, "a loop whose next state is an array made in its body: not supported yet");
       line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i], next);
@@ -1258,6 +1302,7 @@ static CVal *emit_update(Em *e, Expr *rhs) {
   CVal *v = cv_scalar(e, arr->type, arr->expr);
   v->len = arr->len;
   v->writable = true;
+  v->memory = arr->memory;
   return v;
 }
 

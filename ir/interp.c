@@ -852,6 +852,35 @@ static int put_leaves(const Value *v, Value *dst, int depth) {
   return n;
 }
 
+/* A loop whose body updates its state's arrays owns them, as the emitted
+ * C does: a parameter's array is copied once, before the first step. */
+static bool holds_update(const Expr *e) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_UPDATE)
+      return true;
+    for (int i = 0; i < e->nargs; i++)
+      if (holds_update(e->args[i]))
+        return true;
+  }
+  return false;
+}
+
+static Value owned_state(Machine *mc, const Expr *e, Value v) {
+  if (!holds_update(e->body))
+    return v;
+  if (v.kind == V_ARRAY && !v.i) {
+    Value copy = val_array(mc->a, v.n, v.elems);
+    copy.i = 1;
+    return copy;
+  }
+  if (v.kind != V_TUPLE)
+    return v;
+  Value t = new_tuple(mc, v.n, v.elems);
+  for (int i = 0; i < v.n; i++)
+    t.elems[i] = owned_state(mc, e, v.elems[i]);
+  return t;
+}
+
 /* The operands of a loop are on the value stack: sets up its state. */
 static bool start_loop(Machine *mc, Frame *f) {
   const Expr *e = f->e;
@@ -892,10 +921,10 @@ static bool start_loop(Machine *mc, Frame *f) {
     }
     return zero_of(mc, e, e->type, &l->acc);
   case E_FOLD:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     return true;
   case E_FOLDSAVE:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     l->leaves = put_leaves(&args[1], NULL, 0);
     if (l->leaves < 0)
       return fail(mc, e, "'fold-save' state has a leaf that is not a number");
@@ -905,10 +934,10 @@ static bool start_loop(Machine *mc, Frame *f) {
     l->tape = new_array(mc, n * l->leaves);
     return true;
   case E_WHILE:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     return true;
   case E_WHILESAVE:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     l->leaves = put_leaves(&args[1], NULL, 0);
     if (l->leaves < 0)
       return fail(mc, e, "'while-save' state has a leaf that is not a number");

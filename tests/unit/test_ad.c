@@ -880,7 +880,7 @@ static void test_reverse_update_limits(void) {
   char *text = support_read_file(CHAD_TEST_DIR "/ir/update.ir");
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   static const char *const cases[][2] = {
-      {"branchy", "under a condition"},
+      {"choose", "chosen under a condition"},
       {"swap2", "swap"},
   };
   for (int k = 0; k < 2; k++) {
