@@ -80,6 +80,10 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
     *effects = accum_matters(s, rhs);
     return rhs;
   }
+  if (expr_is_log(rhs)) { /* the undo log: every push has its pop */
+    *effects = true;
+    return rhs;
+  }
   if (call_adds_into_buffers(rhs)) { /* a backpropagator's effect */
     *effects = buffers_matter(s, rhs);
     return rhs;
@@ -109,7 +113,7 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
 /* Does e contain anything that writes a buffer? (No liveness involved.) */
 static bool has_effect_node(const Expr *e) {
   for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
-    if (e->kind == E_ACCUM || call_adds_into_buffers(e))
+    if (e->kind == E_ACCUM || expr_is_log(e) || call_adds_into_buffers(e))
       return true;
     for (int i = 0; i < e->nargs; i++)
       if (has_effect_node(e->args[i]))

@@ -95,6 +95,11 @@ typedef struct Rev {
   VarMap saved;     /* Var bound by an update -> atom of the element it overwrote */
   VarMap copy_of;   /* array Var bound to another (let y x) -> that one */
   PtrVec renames;   /* Rename*, in the order of the reverse bindings */
+  VarMap logged;    /* Var bound by an update that saved into the undo log */
+  VarMap own_bufs;  /* cotangent buffers this function allocated (not a
+                       parameter's, which holds the caller's sums) */
+  VarMap fold_mark; /* Var bound by a loop carrying arrays -> its mark + 1 */
+  int marks;        /* undo-log marks handed out */
   Diag *err;
   bool failed;
 } Rev;
@@ -116,6 +121,7 @@ typedef struct Rename {
 
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse);
 static Expr *buf_of(Rev *s, Expr *atom);
+static void add_buffer(Rev *s, Bindings *out, Expr *ha, Expr *h, Expr *arr);
 /* A parameter the user marked inactive (CHAD_INACTIVE): it has no buffer. */
 static bool is_inactive_param(const Rev *s, const Var *v) {
   for (int i = 0; i < s->f->nparams; i++)
@@ -493,6 +499,187 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   varmap_put(&s->if_rev, x, info);
 }
 
+/* ------------------------------------------- loops that carry arrays */
+
+/* The arrays of a state: its array leaves, fields depth first. */
+static int array_leaf_count(const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return 1;
+  if (t->kind != TY_TUPLE || t->name)
+    return 0;
+  int n = 0;
+  for (int i = 0; i < t->n; i++)
+    n += array_leaf_count(t->elems[i]);
+  return n;
+}
+
+static int array_leaf_offset(const Type *t, int field) {
+  int n = 0;
+  for (int i = 0; i < field; i++)
+    n += array_leaf_count(t->elems[i]);
+  return n;
+}
+
+/* Where a loop body's arrays come from: per array leaf of a variable, the
+ * leaf of the loop's state it is a version of, NOT_CARRIED for an array
+ * made in the body, or CARRIED_SOMEWHERE for one of the state's arrays
+ * whose leaf depends on a condition. */
+enum { NOT_CARRIED = -1, CARRIED_SOMEWHERE = -2 };
+
+static int *origin_of(VarMap *origin, const Expr *atom) {
+  return atom->kind == E_VAR ? varmap_get(origin, atom->var) : NULL;
+}
+
+static int *new_origin(Rev *s, int n, int fill) {
+  int *o = arena_alloc(s->a, sizeof(int) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++)
+    o[i] = fill;
+  return o;
+}
+
+static int *tuple_origin(Rev *s, VarMap *origin, const Expr *rhs, int n) {
+  int *o = new_origin(s, n, NOT_CARRIED);
+  for (int i = 0, k = 0; i < rhs->nargs; i++) {
+    int m = array_leaf_count(rhs->args[i]->type);
+    int *a = origin_of(origin, rhs->args[i]);
+    for (int j = 0; j < m; j++, k++)
+      o[k] = a ? a[j] : NOT_CARRIED;
+  }
+  return o;
+}
+
+/* Leaf by leaf: the same origin on both sides, or carried from somewhere. */
+static int *merge_origins(Rev *s, const int *x, const int *y, int n) {
+  int *o = new_origin(s, n, NOT_CARRIED);
+  for (int j = 0; j < n; j++) {
+    int a = x ? x[j] : NOT_CARRIED, b = y ? y[j] : NOT_CARRIED;
+    o[j] = a == b ? a : a == NOT_CARRIED && b == NOT_CARRIED ? NOT_CARRIED : CARRIED_SOMEWHERE;
+  }
+  return o;
+}
+
+static Expr *block_result_atom(Expr *e) {
+  while (e->kind == E_LET)
+    e = e->body;
+  return e;
+}
+
+static Expr *log_block(Rev *s, Expr *e, VarMap *origin);
+
+/* A nested loop carrying some of the outer loop's arrays: its state's
+ * arrays have their origins, and so does its result when each step
+ * returns them in place. */
+static Expr *log_loop(Rev *s, Var *x, Expr *rhs, VarMap *origin, int **out) {
+  int n = array_leaf_count(rhs->args[1]->type);
+  int *init = origin_of(origin, rhs->args[1]);
+  *out = NULL;
+  if (!init)
+    return rhs;
+  varmap_put(origin, rhs->var2, init);
+  Expr *loop = ex_clone_shallow(s->a, rhs);
+  loop->body = log_block(s, rhs->body, origin);
+  int *next = origin_of(origin, block_result_atom(loop->body));
+  *out = merge_origins(s, init, next, n);
+  (void)x;
+  return loop;
+}
+
+/* The primal of a body that updates a loop's carried arrays: each update
+ * of one of them (at any depth: in branches and nested loops too) first
+ * saves the element it overwrites in the undo log, so that the reverse
+ * sweep can give the arrays back as they were before any step. Arrays
+ * made in the body are not logged: the reverse sweep makes them again. */
+static Expr *log_block(Rev *s, Expr *e, VarMap *origin) {
+  Bindings b, out = {0};
+  bindings_of(s->a, e, &b);
+  for (int i = 0; i < b.vars.len; i++) {
+    Var *x = b.vars.items[i];
+    Expr *rhs = b.rhss.items[i];
+    int n = array_leaf_count(x->type);
+    int *o = NULL;
+    switch (rhs->kind) {
+    case E_UPDATE:
+      o = origin_of(origin, rhs->args[0]);
+      if (o && o[0] != NOT_CARRIED)
+        bind(s, &out, "saved", ex_logsave(s->a, rhs->args[0], rhs->args[1]));
+      break;
+    case E_VAR:
+      o = origin_of(origin, rhs);
+      break;
+    case E_VIEW:
+      o = origin_of(origin, rhs->args[0]);
+      break;
+    case E_GET: {
+      int *t = origin_of(origin, rhs->args[0]);
+      if (t && n)
+        o = t + array_leaf_offset(rhs->args[0]->type, rhs->index);
+      break;
+    }
+    case E_TUPLE:
+      if (n)
+        o = tuple_origin(s, origin, rhs, n);
+      break;
+    case E_IF: {
+      Expr *r = ex_clone_shallow(s->a, rhs);
+      r->args[1] = log_block(s, rhs->args[1], origin);
+      r->args[2] = log_block(s, rhs->args[2], origin);
+      if (n)
+        o = merge_origins(s, origin_of(origin, block_result_atom(r->args[1])),
+                          origin_of(origin, block_result_atom(r->args[2])), n);
+      rhs = r;
+      break;
+    }
+    case E_FOLD:
+    case E_WHILE:
+      rhs = log_loop(s, x, rhs, origin, &o);
+      break;
+    default:
+      break; /* numbers, or arrays made here (build, scatter, alloc, calls) */
+    }
+    if (o)
+      varmap_put(origin, x, o);
+    bindings_push(s->a, &out, x, rhs);
+  }
+  return bindings_build(s->a, &out, b.result);
+}
+
+/* The body of a loop carrying arrays, as its primal runs it in f$rev: a
+ * mark first, then the body with its carried updates logged. Returns NULL
+ * after a located failure when a step does not give each array back in
+ * its own place (double buffering by swapping: not yet). */
+static Expr *logged_loop_body(Rev *s, Expr *rhs, int mark) {
+  int n = array_leaf_count(rhs->args[1]->type);
+  VarMap origin = {0};
+  int *identity = new_origin(s, n, 0);
+  for (int j = 0; j < n; j++)
+    identity[j] = j;
+  varmap_put(&origin, rhs->var2, identity);
+  Expr *body = log_block(s, rhs->body, &origin);
+  int *next = origin_of(&origin, block_result_atom(body));
+  bool same = true; /* a while's (tuple go state): go holds no array */
+  for (int j = 0; j < n; j++)
+    same = same && next && next[j] == j;
+  varmap_free(&origin);
+  if (!same) {
+    fail(s, rhs->loc, "a loop whose steps swap or replace the arrays it carries cannot be "
+                      "differentiated in reverse mode yet");
+    return NULL;
+  }
+  Bindings b = {0};
+  bind(s, &b, "mark", ex_logmark(s->a, mark));
+  return bindings_build(s->a, &b, body);
+}
+
+/* A fold or while whose state holds arrays: the primal saves in the undo
+ * log what its steps overwrite, after a mark per step (DESIGN 8.13). */
+static Expr *carry_arrays(Rev *s, Var *x, Expr *rhs) {
+  if (!type_holds_array(rhs->args[1]->type))
+    return rhs->body;
+  int mark = ++s->marks;
+  varmap_put(&s->fold_mark, x, (void *)(long)mark);
+  return logged_loop_body(s, rhs, mark);
+}
+
 /* A fold whose state is active runs as fold-save: the reverse loop reads
  * the state before each step back from the tape. */
 static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
@@ -500,7 +687,10 @@ static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     bindings_push(s->a, primal, x, rhs);
     return;
   }
-  Expr *save = ex_foldsave(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, rhs->body);
+  Expr *body = carry_arrays(s, x, rhs);
+  if (!body)
+    return;
+  Expr *save = ex_foldsave(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, body);
   save->loc = rhs->loc;
   Expr *p = bind(s, primal, arena_printf(s->a, "%s_save", x->name), save);
   bindings_push(s->a, primal, x, ex_get(s->a, 0, p));
@@ -515,7 +705,10 @@ static void primal_while(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     bindings_push(s->a, primal, x, rhs);
     return;
   }
-  Expr *save = ex_whilesave(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, rhs->body);
+  Expr *body = carry_arrays(s, x, rhs);
+  if (!body)
+    return;
+  Expr *save = ex_whilesave(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, body);
   save->loc = rhs->loc;
   Expr *p = bind(s, primal, arena_printf(s->a, "%s_save", x->name), save);
   bindings_push(s->a, primal, x, ex_get(s->a, 0, p));
@@ -528,9 +721,10 @@ static void primal_while(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
 /* The primal of an update saves the element it overwrites, read before the
  * store (DESIGN 8.2). */
 static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (s->nesting > 0) {
-    fail(s, rhs->loc, "an array update inside a branch or a loop body cannot be "
-                      "differentiated in reverse mode yet");
+  if (s->nesting > 0) { /* in a branch or a loop body: the undo log */
+    bind(s, primal, "saved", ex_logsave(s->a, rhs->args[0], rhs->args[1]));
+    varmap_put(&s->logged, x, x);
+    bindings_push(s->a, primal, x, rhs);
     return;
   }
   Expr *old = bind(s, primal, arena_printf(s->a, "%s_old", x->name),
@@ -541,12 +735,14 @@ static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
 
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if ((rhs->kind == E_IF || expr_is_loop(rhs)) && expr_contains(rhs, E_UPDATE)) {
-    fail(s, rhs->loc, rhs->kind == E_IF
-                          ? "an array updated under a condition cannot be differentiated "
-                            "in reverse mode yet"
-                          : "a loop that updates arrays cannot be differentiated in "
-                            "reverse mode yet");
-    return;
+    const char *why = NULL;
+    if (!type_is_active(rhs->type))
+      why = "an update of an inactive array (integers) under a condition or in a loop "
+            "cannot be differentiated in reverse mode yet";
+    if (why) {
+      fail(s, rhs->loc, why);
+      return;
+    }
   }
   if (rhs->kind == E_VAR && x->type->kind == TY_ARRAY)
     varmap_put(&s->copy_of, x, rhs->var);
@@ -735,7 +931,43 @@ static Expr *buf_of(Rev *s, Expr *atom) {
 
 /* A fresh zeroed buffer as long as the array `arr`. */
 static Expr *alloc_like(Rev *s, Bindings *out, Expr *arr, const char *name) {
-  return bind(s, out, name, ex_alloc(s->a, arr->type, ex_len(s->a, arr)));
+  Expr *h = bind(s, out, name, ex_alloc(s->a, arr->type, ex_len(s->a, arr)));
+  varmap_put(&s->own_bufs, h->var, h->var);
+  return h;
+}
+
+/* The handle of a tuple-valued atom, through let-aliases. */
+static Expr *shared_buf_handle(Rev *s, const VarMap *rhs_of, Expr *atom) {
+  for (int guard = 0; atom && atom->kind == E_VAR && guard < 100000; guard++) {
+    Expr *h = buf_of(s, atom);
+    if (h)
+      return h;
+    Expr *rhs = varmap_get(rhs_of, atom->var);
+    atom = rhs && rhs->kind == E_VAR ? rhs : NULL;
+  }
+  return NULL;
+}
+
+/* The buffer an update's array already has, found through the aliases and
+ * updates of this block, when it is one this function allocated: the
+ * versions of an array share its buffer (a parameter's buffer is the
+ * caller's, which an update may not zero). NULL when there is none yet. */
+static Expr *shared_buf(Rev *s, const VarMap *rhs_of, Expr *atom) {
+  for (int guard = 0; atom && atom->kind == E_VAR && guard < 100000; guard++) {
+    Expr *h = buf_of(s, atom);
+    if (h)
+      return h->kind == E_VAR && varmap_has(&s->own_bufs, h->var) ? h : NULL;
+    Expr *rhs = varmap_get(rhs_of, atom->var);
+    if (!rhs)
+      return NULL;
+    if (rhs->kind == E_GET) {
+      Expr *t = shared_buf_handle(s, rhs_of, rhs->args[0]);
+      Expr *f = t && t->kind == E_TUPLE ? t->args[rhs->index] : NULL;
+      return f && f->kind == E_VAR && varmap_has(&s->own_bufs, f->var) ? f : NULL;
+    }
+    atom = rhs->kind == E_VAR ? rhs : rhs->kind == E_UPDATE ? rhs->args[0] : NULL;
+  }
+  return NULL;
 }
 
 static int count_uses(Rev *s, Var *v) {
@@ -761,11 +993,193 @@ static const char *array_producer_message(Rev *s, const Expr *rhs) {
  * the reverse sweep starts (contributions arrive while the sweep runs).
  * Walks backwards so that a scatter's base, used only there, can share the
  * scatter's buffer, since the base's cotangent is exactly the result's. */
+/* The buffers of a loop carrying arrays: per array leaf, the buffer its
+ * initial array already shares (a loop nested in a loop's step carries
+ * the outer state's arrays, whose cotangents are in the outer buffers), or
+ * a fresh one. `init` is the initial value's atom, or NULL when only its
+ * handle `ih` is known. */
+static Expr *loop_handle(Rev *s, Bindings *reverse, const VarMap *rhs_of, Expr *init, Expr *ih,
+                         Expr *val, Type *t, const char *name) {
+  if (t->kind == TY_ARRAY) {
+    if (!type_is_active(t))
+      return NULL;
+    Expr *h = init ? shared_buf(s, rhs_of, init) : ih;
+    if (h && (h->kind != E_VAR || !varmap_has(&s->own_bufs, h->var)))
+      h = NULL;
+    return h ? h : alloc_like(s, reverse, val, name);
+  }
+  if (!has_active_array(t))
+    return NULL;
+  Expr *tup = init && init->kind == E_VAR ? varmap_get(rhs_of, init->var) : NULL;
+  if (tup && tup->kind != E_TUPLE)
+    tup = NULL;
+  if (init && !tup)
+    ih = shared_buf_handle(s, rhs_of, init);
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->n);
+  for (int j = 0; j < t->n; j++)
+    parts[j] = loop_handle(s, reverse, rhs_of, tup ? tup->args[j] : NULL,
+                           !tup && ih && ih->kind == E_TUPLE ? ih->args[j] : NULL,
+                           ex_get(s->a, j, val), t->elems[j], name);
+  return ex_lin(s->a, E_TUPLE, t->n, parts);
+}
+
+/* The arrays a branch returns, leaf by leaf, traced through the branch's
+ * updates and aliases to what they are versions of: an atom bound outside
+ * the branch (or a projection of one), or NULL for an array the branch
+ * makes itself. */
+static void branch_roots(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *roots) {
+  for (int guard = 0; atom->kind == E_VAR && guard < 100000; guard++) {
+    Expr *rhs = varmap_get(branch_rhs, atom->var);
+    if (!rhs)
+      break; /* bound outside the branch */
+    if (rhs->kind == E_VAR || rhs->kind == E_UPDATE) {
+      atom = rhs->kind == E_VAR ? rhs : rhs->args[0];
+      continue;
+    }
+    if (rhs->kind == E_TUPLE && t->kind == TY_TUPLE) {
+      for (int j = 0; j < rhs->nargs; j++)
+        branch_roots(s, branch_rhs, rhs->args[j], t->elems[j], roots);
+      return;
+    }
+    for (int j = 0, n = array_leaf_count(t); j < n; j++)
+      ptrvec_push(s->a, roots, NULL);
+    return;
+  }
+  if (t->kind == TY_ARRAY) {
+    ptrvec_push(s->a, roots, atom);
+    return;
+  }
+  for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
+    if (array_leaf_count(t->elems[j]))
+      branch_roots(s, branch_rhs, ex_get(s->a, j, atom), t->elems[j], roots);
+}
+
+/* The buffer of a root: a variable's, or a field of a tuple's handle. */
+static Expr *root_buf(Rev *s, Expr *root) {
+  if (root->kind == E_VAR)
+    return buf_of(s, root);
+  if (root->kind != E_GET)
+    return NULL;
+  Expr *h = root_buf(s, root->args[0]);
+  return h && h->kind == E_TUPLE ? h->args[root->index] : NULL;
+}
+
+static void block_rhs(Expr *e, VarMap *out) {
+  for (; e->kind == E_LET; e = e->body)
+    varmap_put(out, e->var, e->args[0]);
+}
+
+/* The buffer of one array leaf of an if's result: that of the array both
+ * branches return a version of (one this function allocated, or given to
+ * that array now when it is made in this block and has none yet). */
+static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, Expr *r1, Expr *r2,
+                            Expr *have, Expr *val, Loc loc, const char *name) {
+  if (!r1 || !r2 || !atom_eq(r1->kind == E_GET ? r1->args[0] : r1, r2->kind == E_GET ? r2->args[0] : r2) ||
+      (r1->kind == E_GET) != (r2->kind == E_GET) || (r1->kind == E_GET && r1->index != r2->index)) {
+    fail(s, loc, "an array made or chosen under a condition cannot be differentiated in "
+                 "reverse mode yet");
+    return NULL;
+  }
+  Expr *h = root_buf(s, r1);
+  if (h) {
+    if (h->kind != E_VAR || !varmap_has(&s->own_bufs, h->var) || (have && !atom_eq(have, h))) {
+      fail(s, loc, "an input array updated under a condition cannot be differentiated in "
+                   "reverse mode yet");
+      return NULL;
+    }
+    return h;
+  }
+  if (r1->kind != E_VAR || !varmap_has(fresh, r1->var)) {
+    fail(s, loc, "an array updated under a condition cannot be differentiated in reverse "
+                 "mode yet");
+    return NULL;
+  }
+  h = have ? have : alloc_like(s, reverse, val, name);
+  varmap_put(&s->bufs, r1->var, h);
+  return h;
+}
+
+/* The array leaves of a value, as projections of its atom. */
+static void array_leaf_vals(Rev *s, Expr *val, Type *t, PtrVec *out) {
+  if (t->kind == TY_ARRAY) {
+    ptrvec_push(s->a, out, val);
+    return;
+  }
+  for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
+    if (array_leaf_count(t->elems[j]))
+      array_leaf_vals(s, ex_get(s->a, j, val), t->elems[j], out);
+}
+
+static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh, const PtrVec *r1,
+                             const PtrVec *r2, const PtrVec *vals, int *k, Type *t, Loc loc,
+                             const char *name) {
+  if (t->kind == TY_ARRAY) {
+    int j = (*k)++;
+    if (!type_is_active(t))
+      return NULL;
+    return if_leaf_buffer(s, reverse, fresh, r1->items[j], r2->items[j], NULL, vals->items[j], loc,
+                          name);
+  }
+  if (t->kind != TY_TUPLE || !array_leaf_count(t))
+    return NULL;
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->n);
+  for (int j = 0; j < t->n; j++)
+    parts[j] = if_tuple_handle(s, reverse, fresh, r1, r2, vals, k, t->elems[j], loc, name);
+  return ex_lin(s->a, E_TUPLE, t->n, parts);
+}
+
+/* An if whose result holds arrays that its branches update: their buffers
+ * are those of the arrays updated (DESIGN 8.13). */
+static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, Var *x, Expr *rhs) {
+  VarMap m1 = {0}, m2 = {0};
+  block_rhs(rhs->args[1], &m1);
+  block_rhs(rhs->args[2], &m2);
+  PtrVec roots1 = {0}, roots2 = {0};
+  branch_roots(s, &m1, block_result_atom(rhs->args[1]), x->type, &roots1);
+  branch_roots(s, &m2, block_result_atom(rhs->args[2]), x->type, &roots2);
+  varmap_free(&m1);
+  varmap_free(&m2);
+  if (x->type->kind == TY_ARRAY) {
+    Expr *h = if_leaf_buffer(s, reverse, fresh, roots1.items[0], roots2.items[0],
+                             varmap_get(&s->bufs, x), ex_var(s->a, x), rhs->loc, bname(s, x));
+    if (h)
+      varmap_put(&s->bufs, x, h);
+    return;
+  }
+  PtrVec vals = {0};
+  array_leaf_vals(s, ex_var(s->a, x), x->type, &vals);
+  int k = 0;
+  Expr *h = if_tuple_handle(s, reverse, fresh, &roots1, &roots2, &vals, &k, x->type, rhs->loc,
+                            bname(s, x));
+  if (!s->failed)
+    varmap_put(&s->bufs, x, h);
+}
+
+/* A loop's initial arrays made in this block use the loop's buffers: the
+ * cotangent of the initial state is that of the state before step 0. */
+static void share_with_init(Rev *s, const VarMap *rhs_of, const VarMap *fresh, Expr *init,
+                            Expr *h) {
+  if (!h || init->kind != E_VAR)
+    return;
+  if (h->kind == E_VAR) {
+    if (varmap_has(fresh, init->var) && !varmap_get(&s->bufs, init->var))
+      varmap_put(&s->bufs, init->var, h);
+    return;
+  }
+  Expr *rhs = varmap_get(rhs_of, init->var);
+  if (rhs && rhs->kind == E_TUPLE && rhs->nargs == h->nargs)
+    for (int j = 0; j < rhs->nargs; j++)
+      share_with_init(s, rhs_of, fresh, rhs->args[j], h->args[j]);
+}
+
 static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
   VarMap fresh = {0}; /* arrays this block makes (not copies, not parameters) */
+  VarMap rhs_of = {0};
   for (int i = 0; i < b->vars.len; i++) {
     ExprKind k = ((Expr *)b->rhss.items[i])->kind;
-    if (k == E_ALLOC || k == E_BUILD || k == E_UPDATE || k == E_SCATTER)
+    varmap_put(&rhs_of, b->vars.items[i], b->rhss.items[i]);
+    if (k == E_ALLOC || k == E_BUILD || k == E_UPDATE || k == E_SCATTER ||
+        (k == E_IF && ((Var *)b->vars.items[i])->type->kind == TY_ARRAY))
       varmap_put(&fresh, b->vars.items[i], b->vars.items[i]);
   }
   for (int i = b->vars.len - 1; i >= 0; i--) {
@@ -774,7 +1188,19 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     if (!has_active_array(x->type))
       continue;
     if (!varmap_get(&s->bufs, x)) {
-      switch (rhs->kind) {
+      Expr *shared = rhs->kind == E_UPDATE ? shared_buf(s, &rhs_of, rhs->args[0]) : NULL;
+      switch (shared ? E_VAR : rhs->kind) {
+      case E_IF:
+        if_buffers(s, reverse, &fresh, x, rhs);
+        break;
+      case E_FOLD:
+      case E_WHILE: {
+        Expr *h = loop_handle(s, reverse, &rhs_of, rhs->args[1], NULL, ex_var(s->a, x), x->type,
+                              bname(s, x));
+        varmap_put(&s->bufs, x, h);
+        share_with_init(s, &rhs_of, &fresh, rhs->args[1], h);
+        break;
+      }
       case E_ALLOC:
       case E_UPDATE:
       case E_BUILD:
@@ -797,12 +1223,16 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
       case E_VIEW:
         break; /* the same view of the array's buffer, below */
       case E_VAR:
+        if (shared)
+          varmap_put(&s->bufs, x, shared);
+        break;
       case E_GET:
       case E_TUPLE:
         break; /* aliases: resolved below, once the source has a buffer */
       default:
         fail(s, rhs->loc, array_producer_message(s, rhs));
         varmap_free(&fresh);
+        varmap_free(&rhs_of);
         return;
       }
     }
@@ -816,6 +1246,7 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
       varmap_put(&s->bufs, rhs->args[0]->var, varmap_get(&s->bufs, x));
   }
   varmap_free(&fresh);
+  varmap_free(&rhs_of);
   for (int i = 0; i < b->vars.len; i++) {
     Var *x = b->vars.items[i];
     Expr *rhs = b->rhss.items[i];
@@ -963,17 +1394,21 @@ static void backprop_scatter(Rev *s, Var *x, Expr *rhs, Bindings *out) {
                  arena_printf(s->a, "%s_rev", x->name));
 }
 
-/* Leaves of a state read back from a fold tape: leaf j before step k is at
- * tape[k*L + j], stored as f64. */
+/* Leaves of a state read back from a fold tape: scalar leaf j before step
+ * k is at tape[k*L + j], stored as f64. Its arrays are the loop's memory,
+ * given back by the undo log as they were before step k: `arrays` holds
+ * them in leaf order. */
 static Expr *unpack_state(Rev *s, Bindings *out, Expr *tape, Expr *k, Type *t, int nleaves,
-                          int *leaf) {
+                          int *leaf, const PtrVec *arrays, int *array_leaf) {
   if (t->kind == TY_TUPLE) {
     Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
     for (int i = 0; i < t->n; i++)
-      parts[i] = unpack_state(s, out, tape, k, t->elems[i], nleaves, leaf);
+      parts[i] = unpack_state(s, out, tape, k, t->elems[i], nleaves, leaf, arrays, array_leaf);
     Expr *tup = ex_tuple(s->a, t->n, parts);
     return bind(s, out, "sv", tup);
   }
+  if (t->kind == TY_ARRAY)
+    return arrays->items[(*array_leaf)++];
   Expr *pos = ex_prim2(s->a, P_ADD, ex_prim2(s->a, P_MUL, k, ex_int(s->a, nleaves)),
                        ex_int(s->a, (*leaf)++));
   Expr *v = ex_index(s->a, tape, pos);
@@ -984,7 +1419,10 @@ static Expr *unpack_state(Rev *s, Bindings *out, Expr *tape, Expr *k, Type *t, i
   return bind(s, out, "sv", v);
 }
 
+/* The scalar leaves of a state: what a fold-save's tape holds per step. */
 static int count_leaves(const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return 0;
   if (t->kind != TY_TUPLE)
     return 1;
   int n = 0;
@@ -993,41 +1431,157 @@ static int count_leaves(const Type *t) {
   return n;
 }
 
+/* The array leaves of the atom `v` of type t, bound as projections. */
+static void array_leaves_of(Rev *s, Bindings *out, Expr *v, Type *t, PtrVec *leaves) {
+  if (t->kind == TY_ARRAY) {
+    ptrvec_push(s->a, leaves, v);
+    return;
+  }
+  if (t->kind != TY_TUPLE || t->name)
+    return;
+  for (int i = 0; i < t->n; i++)
+    if (array_leaf_count(t->elems[i]))
+      array_leaves_of(s, out, bind(s, out, "arr", ex_get(s->a, i, v)), t->elems[i], leaves);
+}
+
+/* A state cotangent (of the tangent type of t) as the flat list of its
+ * floating scalars' cotangents, and back: a loop carrying arrays keeps
+ * only those in the reverse loop's state (its arrays' cotangents live in
+ * their buffers). */
+static void flatten_ct(Rev *s, Bindings *out, Expr *ct, Type *t, PtrVec *flat) {
+  if (type_is_float(t)) {
+    ptrvec_push(s->a, flat, ct);
+    return;
+  }
+  if (t->kind != TY_TUPLE)
+    return;
+  for (int i = 0; i < t->n; i++)
+    if (type_is_active(t->elems[i]) && t->elems[i]->kind != TY_ARRAY)
+      flatten_ct(s, out, bind(s, out, "ctf", ex_get(s->a, active_index(t, i), ct)), t->elems[i],
+                 flat);
+}
+
+static Expr *unflatten_ct(Rev *s, Expr *flat, Type *t, int *k) {
+  if (type_is_float(t))
+    return ex_get(s->a, (*k)++, flat);
+  if (t->kind == TY_ARRAY)
+    return ex_zero(s->a, t);
+  Type *tt = type_tangent(s->a, t);
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(tt->n ? tt->n : 1));
+  for (int i = 0, j = 0; i < t->n; i++)
+    if (type_is_active(t->elems[i]))
+      parts[j++] = unflatten_ct(s, flat, t->elems[i], k);
+  Expr *tup = ex_tuple(s->a, tt->n, parts);
+  tup->type = tt;
+  return tup;
+}
+
+static Expr *flat_tuple(Rev *s, const PtrVec *flat) {
+  Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(flat->len ? flat->len : 1));
+  for (int i = 0; i < flat->len; i++)
+    ts[i] = ((Expr *)flat->items[i])->type;
+  Expr *t = ex_tuple(s->a, flat->len, (Expr **)flat->items);
+  t->type = ty_tuple(s->a, flat->len, ts);
+  return t;
+}
+
+/* The state cotangent carried by the reverse loop: the loop's own
+ * cotangent type, or for a loop carrying arrays the flat tuple of its
+ * floating scalars' cotangents. */
+static Expr *carried_ct(Rev *s, Bindings *out, Expr *ct, Type *st, bool arrays) {
+  if (!arrays)
+    return ct;
+  PtrVec flat = {0};
+  flatten_ct(s, out, ct, st, &flat);
+  return bind(s, out, "ctf", flat_tuple(s, &flat));
+}
+
+static Expr *full_ct(Rev *s, Expr *flat, Type *st, bool arrays) {
+  if (!arrays)
+    return flat;
+  int k = 0;
+  return unflatten_ct(s, flat, st, &k);
+}
+
+/* After the reverse loop: the initial arrays' own buffers (a parameter's,
+ * a copy's) get what the loop's buffers hold, the cotangent of the state
+ * before step 0. */
+static void give_back_init(Rev *s, Bindings *out, Expr *init, Type *t, Expr *h) {
+  if (!h || init->kind != E_VAR)
+    return;
+  Expr *hi = buf_of(s, init);
+  if (t->kind == TY_ARRAY) {
+    if (hi && !atom_eq(hi, h))
+      add_buffer(s, out, hi, h, init);
+    return;
+  }
+  if (h->kind != E_TUPLE)
+    return;
+  for (int j = 0; j < t->n; j++)
+    if (h->args[j])
+      give_back_init(s, out, bind(s, out, "init", ex_get(s->a, j, init)), t->elems[j], h->args[j]);
+}
+
 /* fold and while: a reverse fold over j = 0..n-1 (n the trip count)
  * visits step k = n-1-j, restores the state before it from the tape,
  * recomputes the step and runs its reverse. Its state is the cotangent of
  * the loop's state and the running sums of the contributions to outer
  * scalars. A while's step also yields whether to go on, an int: its
- * cotangent is that of the next state alone. */
+ * cotangent is that of the next state alone. A loop carrying arrays
+ * (DESIGN 8.13) first undoes step k's writes from the undo log, down to
+ * the step's mark, so that the recomputation reads what step k read; the
+ * step's reverse then leaves them as they were before step k. */
 static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   Expr *tape = varmap_get(&s->fold_tape, x);
   bool is_while = rhs->kind == E_WHILE;
-  Type *st = rhs->var2->type, *dst = type_tangent(s->a, st);
+  Type *st = rhs->var2->type;
+  int mark = (int)(long)varmap_get(&s->fold_mark, x);
+  bool arrays = mark > 0;
+  Expr *x_arrays = NULL;
+  if (arrays) {
+    PtrVec leaves = {0};
+    array_leaves_of(s, out, ex_var(s->a, x), st, &leaves);
+    x_arrays = leaves.len == 1 ? leaves.items[0] : bind(s, out, "arrs", flat_tuple(s, &leaves));
+    varmap_put(&s->bufs, rhs->var2, varmap_get(&s->bufs, x));
+  }
+  Expr *ct0 = carried_ct(s, out, ct, st, arrays);
+  Type *dst = ct0->type;
   Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
   Var *rst = var_new(s->a, nameset_fresh(s->names, s->a, "rst"), NULL);
   Bindings bodyb = {0};
   Expr *ct_s = bind(s, &bodyb, "ct", ex_get(s->a, 0, ex_var(s->a, rst)));
-  Expr *ct_body = ct_s;
+  Expr *ct_body = full_ct(s, ct_s, st, arrays);
   if (is_while) {
-    Expr *one = ex_tuple(s->a, 1, (Expr *[]){ct_s});
+    Expr *one = ex_tuple(s->a, 1, (Expr *[]){ct_body});
     one->type = type_tangent(s->a, rhs->body->type);
     ct_body = bind(s, &bodyb, "ct", one);
   }
   Expr *n = is_while ? varmap_get(&s->while_count, x) : rhs->args[0];
   Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
   bindings_push(s->a, &bodyb, rhs->var, ex_prim2(s->a, P_SUB, last, ex_var(s->a, j)));
-  int leaf = 0;
-  Expr *state = unpack_state(s, &bodyb, tape, ex_var(s->a, rhs->var), st, count_leaves(st), &leaf);
+  PtrVec before = {0};
+  if (arrays) {
+    Expr *undone = bind(s, &bodyb, "undone", ex_logundo(s->a, mark, x_arrays));
+    if (undone->type->kind == TY_ARRAY)
+      ptrvec_push(s->a, &before, undone);
+    else
+      for (int i = 0; i < undone->type->n; i++)
+        ptrvec_push(s->a, &before, bind(s, &bodyb, "arr", ex_get(s->a, i, undone)));
+  }
+  int leaf = 0, array_leaf = 0;
+  Expr *state = unpack_state(s, &bodyb, tape, ex_var(s->a, rhs->var), st, count_leaves(st), &leaf,
+                             &before, &array_leaf);
   bindings_push(s->a, &bodyb, rhs->var2, state);
   PtrVec outer = {0}, vals = {0};
   Expr *state_ct;
   reverse_body(s, rhs->body, ct_body, &bodyb, &outer, &vals, rhs->var2, &state_ct);
+  Expr *next_ct = carried_ct(s, &bodyb, state_ct, st, arrays);
   Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(outer.len + 1));
   Expr **next = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
   Expr **init = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
   ts[0] = dst;
-  next[0] = state_ct;
-  init[0] = ct;
+  next[0] = next_ct;
+  init[0] = ct0;
   for (int i = 0; i < outer.len; i++) {
     Var *v = outer.items[i];
     ts[i + 1] = v->type;
@@ -1044,7 +1598,12 @@ static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   loop->type = rt;
   loop->loc = rhs->loc;
   Expr *rc = bind(s, out, arena_printf(s->a, "%s_rev", x->name), loop);
-  add_contrib(s, rhs->args[1], -1, ex_get(s->a, 0, rc));
+  Expr *ct_init = ex_get(s->a, 0, rc);
+  if (arrays) {
+    ct_init = full_ct(s, bind(s, out, "ct", ct_init), st, true);
+    give_back_init(s, out, rhs->args[1], st, varmap_get(&s->bufs, x));
+  }
+  add_contrib(s, rhs->args[1], -1, ct_init);
   for (int i = 0; i < outer.len; i++)
     add_contrib(s, ex_var(s->a, outer.items[i]), -1, ex_get(s->a, i + 1, rc));
 }
@@ -1063,10 +1622,44 @@ static void rename_after(Rev *s, Bindings *out, Var *from, Expr *to) {
   ptrvec_push(s->a, &s->renames, r);
 }
 
+/* ha += h, element-wise, once: the cotangent of a version of an array
+ * given back to the buffer of the array it was copied from. */
+static void add_buffer(Rev *s, Bindings *out, Expr *ha, Expr *h, Expr *arr) {
+  Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
+  Bindings cb = {0};
+  bind(s, &cb, "acc", ex_accum(s->a, ha, ex_var(s->a, j), ex_index(s->a, h, ex_var(s->a, j))));
+  bind(s, out, "add", ex_sum(s->a, ex_len(s->a, arr), j,
+                             bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL))));
+}
+
+/* The reverse of an update in a branch or a loop body (DESIGN 8.13): the
+ * cotangent of the stored value, the overwritten element's cotangent
+ * dropped (a store into the shared buffer: a loop's buffers are not
+ * versioned), then the old value back from the undo log. */
+static void backprop_logged_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
+  Expr *a = rhs->args[0], *i = rhs->args[1], *v = rhs->args[2];
+  Expr *hx = varmap_get(&s->bufs, x);
+  if (hx && hx->kind == E_VAR && type_is_float(v->type)) {
+    Expr *ha = buf_of(s, a);
+    if (ha && !atom_eq(ha, hx)) {
+      fail(s, rhs->loc, "an input array updated under a condition cannot be "
+                        "differentiated in reverse mode yet");
+      return;
+    }
+    add_contrib(s, v, -1, bind(s, out, arena_printf(s->a, "%s_b", x->name), ex_index(s->a, hx, i)));
+    bind(s, out, "dropped", ex_store(s->a, hx, i, ex_const(s->a, v->type, 0)));
+  }
+  bind(s, out, "restored", ex_logpop(s->a));
+}
+
 /* The reverse of `x = update a i v` (DESIGN 8.2), everything after it
  * reversed already: the cotangent of v, the dropped cotangent of the
  * overwritten element, then the restore of a's memory. */
 static void backprop_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
+  if (varmap_has(&s->logged, x)) {
+    backprop_logged_update(s, x, rhs, out);
+    return;
+  }
   Expr *a = rhs->args[0], *i = rhs->args[1], *v = rhs->args[2];
   Expr *hx = varmap_get(&s->bufs, x);
   if (hx && hx->kind == E_VAR && type_is_float(v->type)) {
@@ -1162,6 +1755,20 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
   for (int i = b.vars.len - 1; i >= 0; i--) {
     Var *x = b.vars.items[i];
     Expr *arhs = b.rhss.items[i];
+    if (varmap_has(&s->fold_mark, x) ||
+        (arhs->kind == E_IF && varmap_has(&s->if_rev, x) && expr_contains(arhs, E_UPDATE))) {
+      /* a loop carrying arrays runs its reverse even without a scalar
+       * cotangent: its arrays' cotangents are in their buffers, and the
+       * undo log must give back what it wrote */
+      Contrib *c = take_contribs(s, x);
+      Expr *total = c ? sum_contribs(s, x, c) : ex_zero(s->a, type_tangent(s->a, x->type));
+      Expr *ct_x = expr_is_atom(total) ? total : bind(s, reverse, bname(s, x), total);
+      if (arhs->kind == E_IF)
+        backprop_if(s, x, ct_x, reverse);
+      else
+        backprop_fold(s, x, arhs, ct_x, reverse);
+      continue;
+    }
     if (x->type->kind == TY_ARRAY || (arhs->kind == E_BUILD && has_active_array(x->type))) {
       /* array cotangents live in buffers, filled in place by now */
       if (arhs->kind == E_BUILD)
@@ -1347,5 +1954,8 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   varmap_free(&s.uses);
   varmap_free(&s.saved);
   varmap_free(&s.copy_of);
+  varmap_free(&s.logged);
+  varmap_free(&s.own_bufs);
+  varmap_free(&s.fold_mark);
   return s.failed ? NULL : g;
 }

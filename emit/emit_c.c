@@ -37,6 +37,9 @@ struct CVal {
   bool literal;     /* record built from `elems` (f$aug's tape) */
   const char *len;  /* array: C expression of its length, when known */
   bool writable;    /* array: ours to write (allocated here, or a home) */
+  const char *memory; /* array: the C name of the memory it is, when another
+                         pointer variable aliases it (a loop's state
+                         initialised from an array it updates in place) */
   bool zero_init;   /* scalar variable declared as zero */
   bool zero_literal; /* the constant +0 */
 };
@@ -68,6 +71,7 @@ typedef struct Em {
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   PtrVec *frees; /* arrays allocated in the current C scope */
+  const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
   Diag *err;
   bool failed;
 } Em;
@@ -174,6 +178,8 @@ static Expr *block_result(Expr *block) {
   return block;
 }
 
+
+static const char *memory_of(const CVal *v) { return v->memory ? v->memory : v->expr; }
 
 static CVal *cv_scalar(Em *e, Type *t, const char *expr) {
   CVal *v = arena_alloc(e->a, sizeof *v);
@@ -453,6 +459,7 @@ static CVal *home_of(Em *e, Var *v) {
 /* ------------------------------------------------------------ bindings */
 
 static CVal *emit_block(Em *e, Expr *block, CVal *dest);
+static void emit_log(Em *e, Var *x, Expr *rhs);
 
 static const char *prim_text(Em *e, Expr *rhs);
 
@@ -696,24 +703,44 @@ static void close_scope(Em *e, PtrVec *saved);
 
 /* Each branch is a C scope: arrays made there are freed there (no array
  * leaves a branch; see ad/rev.c). */
-static void emit_branch(Em *e, Expr *block, CVal *res) {
+static CVal *emit_branch(Em *e, Expr *block, CVal *res) {
   e->indent++;
   PtrVec *saved = open_scope(e);
-  emit_block(e, block, res);
+  CVal *r = emit_block(e, block, res);
   close_scope(e, saved);
   e->indent--;
+  return r;
+}
+
+/* An array leaf of an if's result that both branches give as the same
+ * memory (an array updated in place under a condition) is that memory. */
+static void same_memory(Em *e, CVal *res, CVal *r1, CVal *r2) {
+  PtrVec d = {0}, a = {0}, b = {0};
+  leaves_of(e->a, res, &d);
+  leaves_of(e->a, r1, &a);
+  leaves_of(e->a, r2, &b);
+  for (int i = 0; i < d.len && i < a.len && i < b.len; i++) {
+    CVal *dl = d.items[i], *al = a.items[i], *bl = b.items[i];
+    if (dl->type->kind != TY_ARRAY || !al->expr || !bl->expr ||
+        strcmp(memory_of(al), memory_of(bl)) != 0)
+      continue;
+    dl->memory = memory_of(al);
+    dl->writable = al->writable && bl->writable;
+    dl->len = al->len ? al->len : bl->len;
+  }
 }
 
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *res = declare_if_result(e, x, rhs, rest);
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
-  emit_branch(e, rhs->args[1], res);
+  CVal *r1 = emit_branch(e, rhs->args[1], res);
   /* an else that has nothing to do (its results are in place) is left out */
   StrBuf *out = e->out, other = {0};
   e->out = &other;
-  emit_branch(e, rhs->args[2], res);
+  CVal *r2 = emit_branch(e, rhs->args[2], res);
   e->out = out;
+  same_memory(e, res, r1, r2);
   if (other.len) {
     line(e, "} else {");
     sb_puts(e->out, other.data);
@@ -792,6 +819,12 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
     return;
   case E_TABLE:
     emit_table(e, x, rhs);
+    return;
+  case E_LOGSAVE:
+  case E_LOGPOP:
+  case E_LOGMARK:
+  case E_LOGUNDO:
+    emit_log(e, x, rhs);
     return;
   default:
     line(e, "#error \"chad: unexpected IR node in emission\"");
@@ -993,8 +1026,20 @@ static void mark_unread_state(Em *e, Var *state_var, Var *x, Expr *body, Expr *r
       line(e, "(void)%s; /* carried, never read */", ((CVal *)leaves->items[i])->expr);
 }
 
-/* Stores the state's leaves before step k at tape[k*L .. k*L+L). */
-static void save_leaves(Em *e, const char *tape, const char *k, const PtrVec *leaves) {
+/* The scalar leaves of a state: what its tape holds. Its arrays are the
+ * loop's memory, restored by the undo log (DESIGN 8.13). */
+static PtrVec scalar_leaves(Em *e, const PtrVec *leaves) {
+  PtrVec out = {0};
+  for (int i = 0; i < leaves->len; i++)
+    if (((CVal *)leaves->items[i])->type->kind != TY_ARRAY)
+      ptrvec_push(e->a, &out, leaves->items[i]);
+  return out;
+}
+
+/* Stores the state's scalar leaves before step k at tape[k*L .. k*L+L). */
+static void save_leaves(Em *e, const char *tape, const char *k, const PtrVec *all) {
+  PtrVec scalars = scalar_leaves(e, all);
+  const PtrVec *leaves = &scalars;
   for (int i = 0; i < leaves->len; i++) {
     CVal *l = leaves->items[i];
     if (l->type->kind == TY_INT) /* the bits of a 64-bit integer fit, its value may not */
@@ -1012,8 +1057,12 @@ static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from)
   for (int i = 0; i < leaves->len; i++) {
     CVal *l = leaves->items[i];
     tmp[i] = nameset_fresh(&e->names, e->a, "next");
-    line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i],
-         ((CVal *)src->items[from + i])->expr);
+    if (l->type->kind == TY_ARRAY)
+      line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i],
+           ((CVal *)src->items[from + i])->expr);
+    else
+      line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i],
+           ((CVal *)src->items[from + i])->expr);
   }
   for (int i = 0; i < leaves->len; i++)
     line(e, "%s = %s;", ((CVal *)leaves->items[i])->expr, tmp[i]);
@@ -1022,11 +1071,19 @@ static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from)
 /* while: `for (k = 0; go; k++)`, the step yielding go and the next state.
  * while-save grows its tape by doubling as the loop runs (its trip count
  * is known only at the end); the tape is freed with the scope. */
+static CVal *owned_state(Em *e, CVal *init, const char *base);
+static void own_state_leaves(Em *e, bool in_place, PtrVec *leaves, CVal *init);
+
 static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   Type *st = rhs->args[1]->type;
-  CVal *state = declare_init(e, st, name_of(e, rhs->var2), cval_of(e, rhs->args[1]));
+  bool in_place = expr_contains(rhs->body, E_UPDATE);
+  CVal *init = cval_of(e, rhs->args[1]);
+  if (in_place)
+    init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
   PtrVec leaves = {0};
   leaves_of(e->a, state, &leaves);
+  own_state_leaves(e, in_place, &leaves, init);
   const char *go = nameset_fresh(&e->names, e->a, "go");
   line(e, "int %s = %s;", go, scalar_text(e, rhs->args[0]));
   const char *k = name_of(e, rhs->var);
@@ -1048,7 +1105,7 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   e->indent++;
   if (tape) {
     line(e, "%s = chad__grow(%s, &%s, ((long long)%s + 1) * %d, sizeof(double));", tape->expr,
-         tape->expr, cap, k, leaves.len);
+         tape->expr, cap, k, scalar_leaves(e, &leaves).len);
     save_leaves(e, tape->expr, k, &leaves);
   }
   PtrVec *saved = open_scope(e);
@@ -1092,6 +1149,20 @@ static CVal *owned_state(Em *e, CVal *init, const char *base) {
   return v;
 }
 
+/* The state of a loop that updates its arrays names the owned arrays. */
+static void own_state_leaves(Em *e, bool in_place, PtrVec *leaves, CVal *init) {
+  PtrVec init_leaves = {0};
+  leaves_of(e->a, init, &init_leaves);
+  for (int i = 0; in_place && i < leaves->len && i < init_leaves.len; i++) {
+    CVal *l = leaves->items[i], *il = init_leaves.items[i];
+    if (l->type->kind == TY_ARRAY) {
+      l->writable = true;
+      l->len = il->len;
+      l->memory = memory_of(il);
+    }
+  }
+}
+
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   Type *st = rhs->args[1]->type;
@@ -1100,19 +1171,12 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   if (in_place)
     init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
   CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
-  PtrVec leaves = {0}, init_leaves = {0};
+  PtrVec leaves = {0};
   leaves_of(e->a, state, &leaves);
-  leaves_of(e->a, init, &init_leaves);
-  for (int i = 0; in_place && i < leaves.len && i < init_leaves.len; i++) {
-    CVal *l = leaves.items[i], *il = init_leaves.items[i];
-    if (l->type->kind == TY_ARRAY) { /* the state names the owned arrays */
-      l->writable = true;
-      l->len = il->len;
-    }
-  }
+  own_state_leaves(e, in_place, &leaves, init);
   CVal *tape = NULL;
   if (rhs->kind == E_FOLDSAVE) {
-    const char *count = arena_printf(e->a, "(long long)%s * %d", n, leaves.len);
+    const char *count = arena_printf(e->a, "(long long)%s * %d", n, scalar_leaves(e, &leaves).len);
     tape = new_array(e, ty_array(e->a, ty_f64()), arena_printf(e->a, "%s_tape", name_of(e, x)),
                      count, false);
     tape->len = NULL; /* an element count of long long type, never asked */
@@ -1135,7 +1199,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
        * swapped into this leaf: anything else was freed with the body */
       bool owned = false;
       for (int j = 0; j < leaves.len; j++)
-        owned = owned || strcmp(next, ((CVal *)leaves.items[j])->expr) == 0;
+        owned = owned || strcmp(memory_of(src.items[i]), memory_of(leaves.items[j])) == 0;
       if (in_place && !owned)
         em_fail(e, "a loop whose next state is an array made in its body: not supported yet");
       line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i], next);
@@ -1238,6 +1302,7 @@ static CVal *emit_update(Em *e, Expr *rhs) {
   CVal *v = cv_scalar(e, arr->type, arr->expr);
   v->len = arr->len;
   v->writable = true;
+  v->memory = arr->memory;
   return v;
 }
 
@@ -1266,8 +1331,8 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
     return;
   }
   case E_ACCUM:
-    line(e, "%s[%s] += %s;", cval_of(e, rhs->args[0])->expr, scalar_text(e, rhs->args[1]),
-         scalar_text(e, rhs->args[2]));
+    line(e, "%s[%s] %s %s;", cval_of(e, rhs->args[0])->expr, scalar_text(e, rhs->args[1]),
+         rhs->index == 1 ? "=" : "+=", scalar_text(e, rhs->args[2]));
     varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
     return;
   case E_ALLOC: {
@@ -1293,6 +1358,34 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
   default:
     return;
   }
+}
+
+/* The undo log: a save records an element before an update stores over
+ * it, and pops, undos write old values back into the same memory. */
+static void emit_log(Em *e, Var *x, Expr *rhs) {
+  switch (rhs->kind) {
+  case E_LOGSAVE: {
+    CVal *arr = cval_of(e, rhs->args[0]);
+    if (!arr->writable)
+      em_fail(e, "an undo-log save of an array the function may not write");
+    line(e, "chad__log_save(&%s, &%s[%s], sizeof %s[0]);", e->log, arr->expr,
+         scalar_text(e, rhs->args[1]), arr->expr);
+    break;
+  }
+  case E_LOGPOP:
+    line(e, "chad__log_pop(&%s);", e->log);
+    break;
+  case E_LOGMARK:
+    line(e, "chad__log_mark(&%s);", e->log);
+    break;
+  case E_LOGUNDO: /* the same arrays, as they were at the mark */
+    line(e, "chad__log_undo(&%s);", e->log);
+    varmap_put(&e->vals, x, cval_of(e, rhs->args[1]));
+    return;
+  default:
+    break;
+  }
+  varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
 }
 
 /* A constant table is a `static const` array of the function: made once
@@ -1731,6 +1824,11 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
     if (!varmap_has(&used, g->params[i]))
       line(&e, "(void)%s;", name_of(&e, g->params[i]));
   varmap_free(&used);
+  if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE)) {
+    e.log = nameset_fresh(&e.names, e.a, "chad__undo");
+    line(&e, "chad__log %s = {0, 0, 0};", e.log);
+    ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
+  }
   if (kind == FN_AUG)
     aug_homes(&e, g, &outs);
   output_homes(&e, kind, f, g);
@@ -1884,11 +1982,48 @@ static const char *runtime_text =
     "  while (n < need)\n"
     "    n *= 2;\n"
     "  if ((unsigned long long)n > __SIZE_MAX__ / size || !(p = realloc(p, (__SIZE_TYPE__)n * size))) {\n"
-    "    chad__report(\"chad: out of memory for a loop's tape of %lld numbers\\n\", n);\n"
+    "    chad__report(\"chad: out of memory for a loop's tape of %lld entries\\n\", n);\n"
     "    abort();\n"
     "  }\n"
     "  *cap = n;\n"
     "  return p;\n"
+    "}\n"
+    "/* The undo log of a reverse sweep: elements saved before an update\n"
+    " * overwrites them, written back in reverse order; a mark (slot NULL)\n"
+    " * starts each iteration of a loop that updates the arrays it carries. */\n"
+    "typedef struct chad__saved {\n"
+    "  void *slot;\n"
+    "  __SIZE_TYPE__ size;\n"
+    "  union { double d; long long i; unsigned char bytes[8]; } old;\n"
+    "} chad__saved;\n"
+    "typedef struct chad__log {\n"
+    "  chad__saved *entry;\n"
+    "  long long n, cap;\n"
+    "} chad__log;\n"
+    "static __attribute__((unused)) void chad__log_save(chad__log *l, void *slot, __SIZE_TYPE__ size) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = slot;\n"
+    "  l->entry[l->n].size = size;\n"
+    "  __builtin_memcpy(l->entry[l->n].old.bytes, slot, size);\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_mark(chad__log *l) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = 0;\n"
+    "  l->entry[l->n].size = 0;\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_pop(chad__log *l) {\n"
+    "  chad__saved *s = &l->entry[--l->n];\n"
+    "  __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_undo(chad__log *l) {\n"
+    "  while (l->n > 0) {\n"
+    "    chad__saved *s = &l->entry[--l->n];\n"
+    "    if (!s->slot)\n"
+    "      return;\n"
+    "    __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "  }\n"
     "}\n"
     "#endif\n\n";
 

@@ -95,6 +95,9 @@ typedef struct Checker {
   Diag *err;
   IrMap scope; /* Var* -> number of binders in scope, as a pointer */
   bool has_update; /* the body holds an update: linearity is checked */
+  bool has_log;    /* the body holds undo-log terms: a reverse sweep, whose
+                      restores make memory hold older versions again, so
+                      that array names are read after updates (DESIGN 8.13) */
 } Checker;
 
 static bool fail(Checker *c, const Expr *e, const char *fmt, ...)
@@ -155,6 +158,17 @@ static bool is_lin_kind(ExprKind k) { return k >= E_LZERO && k <= E_LCALL; }
 
 static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
 
+static bool type_holds_only_arrays(const Type *t) {
+  if (is_array(t))
+    return true;
+  if (!t || t->kind != TY_TUPLE || t->name || t->n == 0)
+    return false;
+  for (int i = 0; i < t->n; i++)
+    if (!type_holds_only_arrays(t->elems[i]))
+      return false;
+  return true;
+}
+
 /* A number or a (plain or named) tuple of numbers. */
 static bool is_flat_numeric(const Type *t) {
   if (is_numeric(t))
@@ -168,8 +182,10 @@ static bool is_flat_numeric(const Type *t) {
 }
 
 /* Numbers at every leaf, tuples nested to any depth. */
+/* The state of a fold-save or while-save: numbers, saved per step, and
+ * arrays of numbers, which the undo log restores instead (DESIGN 8.13). */
 static bool has_numeric_leaves(const Type *t) {
-  if (is_numeric(t))
+  if (is_numeric(t) || (is_array(t) && is_numeric(t->elem)))
     return true;
   if (!t || t->kind != TY_TUPLE)
     return false;
@@ -252,6 +268,13 @@ static int expected_nargs(const Expr *e) {
   case E_ACCUM:
   case E_UPDATE:
     return 3;
+  case E_LOGPOP:
+    return 0;
+  case E_LOGMARK:
+    return 1;
+  case E_LOGSAVE:
+  case E_LOGUNDO:
+    return 2;
   case E_PRIM:
     return prim_info(e->op) ? prim_info(e->op)->arity : -1;
   case E_CALL:
@@ -277,11 +300,12 @@ static const char *kind_name(const Expr *e) {
       [E_FOLD] = "fold",      [E_FOLDSAVE] = "fold-save",
       [E_WHILE] = "while",    [E_WHILESAVE] = "while-save",
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
-      [E_TABLE] = "table",    [E_UPDATE] = "update",
+      [E_TABLE] = "table",    [E_UPDATE] = "update", [E_LOGSAVE] = "log-save",
+      [E_LOGPOP] = "log-pop", [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
-  return (unsigned)e->kind <= E_UPDATE ? names[e->kind] : "?";
+  return (unsigned)e->kind <= E_LOGUNDO ? names[e->kind] : "?";
 }
 
 static bool binds_state(const Expr *e) { return expr_binds_state(e); }
@@ -289,7 +313,7 @@ static bool binds_state(const Expr *e) { return expr_binds_state(e); }
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
 static bool check_shape(Checker *c, const Expr *e) {
-  if ((unsigned)e->kind > E_UPDATE)
+  if ((unsigned)e->kind > E_LOGUNDO)
     return fail(c, e, "malformed node of kind %d", (int)e->kind);
   int want = expected_nargs(e);
   if (e->kind == E_PRIM && want < 0)
@@ -311,7 +335,7 @@ static bool check_shape(Checker *c, const Expr *e) {
   if (c->mode == CHECK_SOURCE && tangent_only)
     return fail(c, e, "tangent-only construct '%s' in source program",
                 kind_name(e));
-  if (c->mode == CHECK_SOURCE && e->kind == E_ACCUM)
+  if (c->mode == CHECK_SOURCE && (e->kind == E_ACCUM || expr_is_log(e)))
     return fail(c, e, "derivative-only construct '%s' in source program",
                 kind_name(e));
   if ((e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE ||
@@ -567,6 +591,31 @@ static bool check_update(Checker *c, Expr *e) {
   return true;
 }
 
+/* The undo log's terms: saves name an element of an array, marks are int
+ * constants, an undo returns the arrays it is given. */
+static bool check_log(Checker *c, Expr *e) {
+  c->has_log = true;
+  if (e->kind == E_LOGSAVE) {
+    if (!is_array(e->args[0]->type))
+      return fail(c, e, "'log-save' of a value of type %s, which is not an array",
+                  tname(e->args[0]->type));
+    if (!expect_int(c, e->args[1], "array index"))
+      return false;
+  }
+  if ((e->kind == E_LOGMARK || e->kind == E_LOGUNDO) &&
+      (e->args[0]->kind != E_CONST || !type_eq(e->args[0]->type, ty_int())))
+    return fail(c, e, "'%s' needs an int constant mark", kind_name(e));
+  if (e->kind == E_LOGUNDO) {
+    if (!type_holds_only_arrays(e->args[1]->type))
+      return fail(c, e, "'log-undo' of a value of type %s, which is not an array "
+                        "or a tuple of arrays", tname(e->args[1]->type));
+    e->type = e->args[1]->type;
+  } else {
+    e->type = ty_unit(c->m->arena);
+  }
+  return true;
+}
+
 /* A table is an array of numbers whose elements are constants of its
  * element type: nothing else may hide in it, since every pass treats it
  * as a constant (no operand to substitute, differentiate or schedule). */
@@ -648,7 +697,7 @@ static bool check_loop(Checker *c, Expr *e) {
     Type *s = e->args[1]->type;
     if (e->kind == E_FOLDSAVE && !has_numeric_leaves(s))
       return fail(c, e->args[1], "'fold-save' state has type %s; expected "
-                  "numbers or tuples of them", tname(s));
+                  "numbers, arrays or tuples of them", tname(s));
     if (!type_eq(body, s))
       return fail(c, e->body, "'%s' body has type %s, but the state has type %s",
                   kind_name(e), tname(body), tname(s));
@@ -660,7 +709,7 @@ static bool check_loop(Checker *c, Expr *e) {
     Type *s = e->args[1]->type;
     if (e->kind == E_WHILESAVE && !has_numeric_leaves(s))
       return fail(c, e->args[1], "'while-save' state has type %s; expected "
-                  "numbers or tuples of them", tname(s));
+                  "numbers, arrays or tuples of them", tname(s));
     Type *want = ty_tuple2(a, ty_int(), s);
     if (!type_eq(body, want))
       return fail(c, e->body, "'%s' body has type %s; expected %s (whether to go "
@@ -868,6 +917,12 @@ static bool finish(Checker *c, Expr *e) {
     break;
   case E_UPDATE:
     ok = check_update(c, e);
+    break;
+  case E_LOGSAVE:
+  case E_LOGPOP:
+  case E_LOGMARK:
+  case E_LOGUNDO:
+    ok = check_log(c, e);
     break;
   case E_TABLE:
     ok = check_table(c, e);
@@ -1374,7 +1429,7 @@ bool check_func(Module *m, Func *f, CheckMode mode, Diag *err) {
     return ok;
   }
   ok = ok && check_expr(&c, f->body);
-  ok = ok && (!c.has_update || check_linearity(&c));
+  ok = ok && (!c.has_update || c.has_log || check_linearity(&c));
   if (ok && !type_eq(f->body->type, f->ret))
     ok = fail(&c, f->body, "body has type %s but '%s' returns %s",
               tname(f->body->type), f->name, tname(f->ret));

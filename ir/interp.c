@@ -16,8 +16,14 @@
  * activation it belongs to, so a callee never sees its caller's variables.
  *
  * Arrays: a V_ARRAY's elements are shared by every copy of the value, so
- * accum's in-place additions are seen through all of them; every other
- * array operation makes a new array (scatter copies its base). A loop runs
+ * accum's in-place additions are seen through all of them. An update
+ * stores in place, as the emitted C does, into an array the interpreter
+ * made; a parameter's array is copied once first (into the result arena,
+ * where no loop's region reclaims it). The checker's linearity makes this
+ * the same as copying in every source program; in a reverse sweep, the
+ * undo log (E_LOGSAVE ... E_LOGUNDO) writes old values back into that
+ * memory exactly as the C does, so a missing restore shows here too.
+ * Every other array operation makes a new array (scatter copies its base). A loop runs
  * its iterations one after the other in one frame, binding i (and s) anew
  * for each, so it needs no stack per iteration. Values an iteration makes
  * go to one of two scratch regions owned by the loop, used alternately and
@@ -244,6 +250,13 @@ typedef struct Frame {
   Loop *loop;         /* loops, once their operands are evaluated */
 } Frame;
 
+/* An undo-log entry: an element and the value it held, or a mark. */
+typedef struct LogEntry {
+  Value *slot; /* NULL for a mark */
+  Value old;
+  long long mark;
+} LogEntry;
+
 typedef struct Machine {
   Module *m;
   Arena *a;
@@ -260,6 +273,8 @@ typedef struct Machine {
   int activation;     /* its activation, numbered from 1 */
   int next_activation;
   int depth;
+  LogEntry *log; /* the undo log of reverse sweeps (DESIGN 8.13) */
+  int nlog, cap_log;
 } Machine;
 
 static void *grow(void *items, int *cap, size_t elem) {
@@ -304,7 +319,7 @@ static Value new_tuple(Machine *mc, int n, const Value *elems) {
 }
 
 static Value new_array(Machine *mc, int n) {
-  return (Value){.kind = V_ARRAY, .n = n, .elems = alloc_values(mc, n)};
+  return (Value){.kind = V_ARRAY, .n = n, .i = 1, .elems = alloc_values(mc, n)};
 }
 
 static void push_value(Machine *mc, Value v) {
@@ -823,6 +838,8 @@ static int put_leaves(const Value *v, Value *dst, int depth) {
     }
     return 1;
   }
+  if (v->kind == V_ARRAY)
+    return 0; /* the loop's memory: its log restores it (DESIGN 8.13) */
   if (v->kind != V_TUPLE || depth > MAX_VALUE_DEPTH)
     return -1;
   int n = 0;
@@ -833,6 +850,35 @@ static int put_leaves(const Value *v, Value *dst, int depth) {
     n += k;
   }
   return n;
+}
+
+/* A loop whose body updates its state's arrays owns them, as the emitted
+ * C does: a parameter's array is copied once, before the first step. */
+static bool holds_update(const Expr *e) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_UPDATE)
+      return true;
+    for (int i = 0; i < e->nargs; i++)
+      if (holds_update(e->args[i]))
+        return true;
+  }
+  return false;
+}
+
+static Value owned_state(Machine *mc, const Expr *e, Value v) {
+  if (!holds_update(e->body))
+    return v;
+  if (v.kind == V_ARRAY && !v.i) {
+    Value copy = val_array(mc->a, v.n, v.elems);
+    copy.i = 1;
+    return copy;
+  }
+  if (v.kind != V_TUPLE)
+    return v;
+  Value t = new_tuple(mc, v.n, v.elems);
+  for (int i = 0; i < v.n; i++)
+    t.elems[i] = owned_state(mc, e, v.elems[i]);
+  return t;
 }
 
 /* The operands of a loop are on the value stack: sets up its state. */
@@ -875,10 +921,10 @@ static bool start_loop(Machine *mc, Frame *f) {
     }
     return zero_of(mc, e, e->type, &l->acc);
   case E_FOLD:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     return true;
   case E_FOLDSAVE:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     l->leaves = put_leaves(&args[1], NULL, 0);
     if (l->leaves < 0)
       return fail(mc, e, "'fold-save' state has a leaf that is not a number");
@@ -888,10 +934,10 @@ static bool start_loop(Machine *mc, Frame *f) {
     l->tape = new_array(mc, n * l->leaves);
     return true;
   case E_WHILE:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     return true;
   case E_WHILESAVE:
-    l->acc = args[1];
+    l->acc = owned_state(mc, e, args[1]);
     l->leaves = put_leaves(&args[1], NULL, 0);
     if (l->leaves < 0)
       return fail(mc, e, "'while-save' state has a leaf that is not a number");
@@ -1052,16 +1098,68 @@ static bool grow_tape(Machine *mc, const Expr *e, Loop *l) {
  * oracle never writes in place, so that code violating the linearity the
  * checker enforces (or a pass that breaks it) shows up as a difference
  * between interpreted and compiled results. */
-static bool update_copy(Machine *mc, const Expr *e, const Value *array, const Value *i,
-                        const Value *v, Value *out) {
+static bool update_in_place(Machine *mc, const Expr *e, const Value *array, const Value *i,
+                            const Value *v, Value *out) {
   if (!in_range(mc, e, array, i))
     return false;
   if (!is_number(v) || (array->n > 0 && v->kind != array->elems[0].kind))
     return fail(mc, e, "'update' with a value of another kind than the elements");
-  Value a = new_array(mc, array->n);
-  memcpy(a.elems, array->elems, sizeof(Value) * (size_t)array->n);
+  Value a = *array;
+  if (!a.i) { /* a parameter's memory: a copy of our own, made once */
+    a = val_array(mc->a, array->n, array->elems);
+    a.i = 1;
+  }
   a.elems[i->i] = *v;
   *out = a;
+  return true;
+}
+
+static void log_push(Machine *mc, LogEntry entry) {
+  if (mc->nlog == mc->cap_log)
+    mc->log = grow(mc->log, &mc->cap_log, sizeof(LogEntry));
+  mc->log[mc->nlog++] = entry;
+}
+
+/* The undo log's effects. A pop that meets a mark, or an undo that meets
+ * another loop's mark or none, breaks the discipline the reverse sweep
+ * keeps (every loop's entries above its own mark): an error here. */
+static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out) {
+  switch (e->kind) {
+  case E_LOGSAVE:
+    if (!in_range(mc, e, &args[0], &args[1]))
+      return false;
+    if (!args[0].i)
+      return fail(mc, e, "'log-save' of an array the function may not write");
+    log_push(mc, (LogEntry){.slot = &args[0].elems[args[1].i], .old = args[0].elems[args[1].i]});
+    break;
+  case E_LOGMARK:
+    log_push(mc, (LogEntry){.mark = e->args[0]->ival});
+    break;
+  case E_LOGPOP:
+    if (!mc->nlog || !mc->log[mc->nlog - 1].slot)
+      return fail(mc, e, "'log-pop' with no saved element on top of the log");
+    mc->nlog--;
+    *mc->log[mc->nlog].slot = mc->log[mc->nlog].old;
+    break;
+  case E_LOGUNDO:
+    for (;;) {
+      if (!mc->nlog)
+        return fail(mc, e, "'log-undo' found no mark %lld", e->args[0]->ival);
+      LogEntry *top = &mc->log[--mc->nlog];
+      if (!top->slot) {
+        if (top->mark != e->args[0]->ival)
+          return fail(mc, e, "'log-undo' to mark %lld met mark %lld", e->args[0]->ival,
+                      top->mark);
+        break;
+      }
+      *top->slot = top->old;
+    }
+    *out = args[1];
+    return true;
+  default:
+    return fail(mc, e, "not an undo-log term");
+  }
+  *out = new_tuple(mc, 0, NULL);
   return true;
 }
 
@@ -1102,8 +1200,12 @@ static bool enter(Machine *mc, const Expr *call, Frame *f, const Func *callee) {
   mc->func = callee;
   mc->activation = ++mc->next_activation;
   mc->depth++;
-  for (int i = 0; i < nargs; i++)
-    bind(mc, callee->params[i], mc->vals[f->vbase + i]);
+  for (int i = 0; i < nargs; i++) {
+    Value arg = mc->vals[f->vbase + i];
+    if (arg.kind == V_ARRAY)
+      arg.i = 0; /* the caller's memory: an update copies it */
+    bind(mc, callee->params[i], arg);
+  }
   mc->nvals = f->vbase;
   push_frame(mc, callee->body);
   return true;
@@ -1131,6 +1233,10 @@ static int nargs_of(const Expr *e) {
   case E_ACCUM:
   case E_ALLOC:
   case E_UPDATE:
+  case E_LOGSAVE:
+  case E_LOGPOP:
+  case E_LOGMARK:
+  case E_LOGUNDO:
   case E_TABLE:
   case E_BUILD:
   case E_SUM:
@@ -1177,14 +1283,22 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
                    .elems = args[0].elems + args[1].i};
     return true;
   case E_ACCUM:
-    if (!add_at(mc, e, &args[0], &args[1], &args[2]))
+    if (e->index == 1 && in_range(mc, e, &args[0], &args[1]) && is_number(&args[2]) &&
+        args[2].kind == args[0].elems[args[1].i].kind)
+      args[0].elems[args[1].i] = args[2];
+    else if (!add_at(mc, e, &args[0], &args[1], &args[2]))
       return false;
     *out = new_tuple(mc, 0, NULL);
     return true;
   case E_ALLOC:
     return alloc_zeros(mc, e, &args[0], out);
   case E_UPDATE:
-    return update_copy(mc, e, &args[0], &args[1], &args[2], out);
+    return update_in_place(mc, e, &args[0], &args[1], &args[2], out);
+  case E_LOGSAVE:
+  case E_LOGPOP:
+  case E_LOGMARK:
+  case E_LOGUNDO:
+    return log_effect(mc, e, args, out);
   case E_TABLE: { /* its elements were evaluated as constants */
     Value t = new_array(mc, e->nargs);
     for (int i = 0; i < e->nargs; i++)
@@ -1360,6 +1474,9 @@ bool interp_call(Module *m, Arena *a, const char *fname, int nargs,
     leave(&mc, &mc.frames[0]);
     *result = mc.vals[mc.nvals - 1];
   }
+  if (ok && mc.nlog)
+    ok = fail(&mc, NULL, "'%s' returns with %d entries left in its undo log", fname, mc.nlog);
+  free(mc.log);
   for (int i = 0; i < mc.nframes; i++)
     free_loop(&mc.frames[i]);
   irmap_free(&mc.env);

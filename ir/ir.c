@@ -692,6 +692,12 @@ Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v) {
   return e;
 }
 
+Expr *ex_store(Arena *a, Expr *buf, Expr *i, Expr *v) {
+  Expr *e = ex_accum(a, buf, i, v);
+  e->index = 1;
+  return e;
+}
+
 Expr *ex_alloc(Arena *a, Type *array_type, Expr *n) {
   Expr *e = ex_new_args(a, E_ALLOC, 1, &n);
   e->type = array_type;
@@ -702,6 +708,36 @@ Expr *ex_update(Arena *a, Expr *array, Expr *i, Expr *v) {
   Expr *e = ex_new_args(a, E_UPDATE, 3, (Expr *[]){array, i, v});
   e->type = array->type;
   return e;
+}
+
+Expr *ex_logsave(Arena *a, Expr *array, Expr *i) {
+  Expr *e = ex_new_args(a, E_LOGSAVE, 2, (Expr *[]){array, i});
+  e->type = ty_unit(a);
+  return e;
+}
+
+Expr *ex_logpop(Arena *a) {
+  Expr *e = ex_new_args(a, E_LOGPOP, 0, NULL);
+  e->type = ty_unit(a);
+  return e;
+}
+
+Expr *ex_logmark(Arena *a, int mark) {
+  Expr *m = ex_int(a, mark);
+  Expr *e = ex_new_args(a, E_LOGMARK, 1, &m);
+  e->type = ty_unit(a);
+  return e;
+}
+
+Expr *ex_logundo(Arena *a, int mark, Expr *arrays) {
+  Expr *e = ex_new_args(a, E_LOGUNDO, 2, (Expr *[]){ex_int(a, mark), arrays});
+  e->type = arrays->type;
+  return e;
+}
+
+bool expr_is_log(const Expr *e) {
+  return e->kind == E_LOGSAVE || e->kind == E_LOGPOP || e->kind == E_LOGMARK ||
+         e->kind == E_LOGUNDO;
 }
 
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values) {

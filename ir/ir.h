@@ -326,7 +326,9 @@ typedef enum ExprKind {
                  added at index idx: reduce-by-index */
   E_ACCUM,    /* effect: array args[0] at index args[1] += args[2]; unit.
                  Only in derivatives: cotangent buffers are the one
-                 mutable thing, and they are only ever added to */
+                 mutable thing. With `index` 1 it is `(store b i v)`,
+                 b[i] = v: the reverse of an update in a loop drops the
+                 cotangent of the element it overwrote (DESIGN 8.13) */
   E_ALLOC,    /* a fresh array of `type` with args[0] elements, all zero:
                  C's calloc (DESIGN 8.1, `(alloc n)`), and the cotangent
                  buffers of derivatives. Any numeric element type. Never
@@ -349,6 +351,20 @@ typedef enum ExprKind {
                  place (`a[i] = v`) and the result names the same memory.
                  The interpreter copies (it is the oracle). Passes must not
                  merge, duplicate or reorder it past a read of args[0] */
+  /* The undo log of reverse mode (DESIGN 8.13): memory effects, in the
+   * order of their bindings, only in derivatives. A function's log is a
+   * stack of (element address, old value) entries and of marks; passes
+   * never drop, merge, duplicate or move these terms. */
+  E_LOGSAVE, /* effect: pushes element args[1] of array args[0] and its
+                value, before an update overwrites it; unit */
+  E_LOGPOP,  /* effect: pops the newest entry, writing the old value back
+                into its element; unit */
+  E_LOGMARK, /* effect: pushes mark args[0] (an int constant, unique to one
+                loop of the function): one per iteration; unit */
+  E_LOGUNDO, /* effect: pops entries, writing old values back, down to and
+                including the newest mark args[0]; returns args[1] (an
+                array or a tuple of arrays, now holding the values they
+                had when the mark was pushed) */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -409,10 +425,18 @@ Expr *ex_whilesave(Arena *a, Expr *go, Expr *s0, Var *i, Var *s, Expr *body);
 bool expr_binds_state(const Expr *e);
 Expr *ex_scatter(Arena *a, Expr *base, Expr *n, Var *i, Expr *body);
 Expr *ex_accum(Arena *a, Expr *buf, Expr *i, Expr *v);
+Expr *ex_store(Arena *a, Expr *buf, Expr *i, Expr *v); /* E_ACCUM, index 1 */
 Expr *ex_alloc(Arena *a, Type *array_type, Expr *n);
 /* (update array i v): the array with element i replaced by v; consumes
  * `array` (see E_UPDATE). */
 Expr *ex_update(Arena *a, Expr *array, Expr *i, Expr *v);
+/* The undo log's terms (E_LOGSAVE ... E_LOGUNDO). */
+Expr *ex_logsave(Arena *a, Expr *array, Expr *i);
+Expr *ex_logpop(Arena *a);
+Expr *ex_logmark(Arena *a, int mark);
+Expr *ex_logundo(Arena *a, int mark, Expr *arrays);
+/* Is this one of the undo log's terms? */
+bool expr_is_log(const Expr *e);
 /* A constant table of n elements of scalar type `elem`; values[i] are
  * E_CONST nodes of that type (the array of pointers is copied). */
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values);
@@ -521,7 +545,10 @@ typedef enum ValueKind {
   V_INT, /* i */
   V_TUPLE, /* elems[0..n) */
   V_ARRAY, /* elems[0..n), shared by reference: copies of the Value see
-              the same elements, so E_ACCUM's additions are visible */
+              the same elements, so E_ACCUM's additions and E_UPDATE's
+              stores are visible; i is 1 when the interpreter made the
+              array (an update may store into it) and 0 for a parameter's
+              or a view's (an update copies it first, as C does) */
 } ValueKind;
 
 typedef struct Value Value;

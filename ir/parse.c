@@ -470,8 +470,13 @@ static const Form forms[] = {
     {"len", E_LEN, OP_NONE, 1, P_COUNT, NULL},
     {"view", E_VIEW, OP_NONE, 2, P_COUNT, NULL},
     {"accum", E_ACCUM, OP_NONE, 3, P_COUNT, NULL},
+    {"store", E_ACCUM, OP_NONE, 3, P_COUNT, NULL},
     {"alloc", E_ALLOC, OP_TYPE, 1, P_COUNT, NULL},
     {"update", E_UPDATE, OP_NONE, 3, P_COUNT, NULL},
+    {"log-save", E_LOGSAVE, OP_NONE, 2, P_COUNT, NULL},
+    {"log-pop", E_LOGPOP, OP_NONE, 0, P_COUNT, NULL},
+    {"log-mark", E_LOGMARK, OP_NONE, 1, P_COUNT, NULL},
+    {"log-undo", E_LOGUNDO, OP_NONE, 2, P_COUNT, NULL},
     {"table", E_TABLE, OP_TYPE, -1, P_COUNT, NULL},
     {"build", E_BUILD, OP_LOOP, 1, P_COUNT, "(build N (I) BODY)"},
     {"sum", E_SUM, OP_LOOP, 1, P_COUNT, "(sum N (I) BODY)"},
@@ -681,11 +686,22 @@ static Expr *build_form(Converter *c, Pending *f) {
   case E_VIEW:
     return ex_view(a, kids[0], kids[1]);
   case E_ACCUM:
-    return ex_accum(a, kids[0], kids[1], kids[2]);
+    return strcmp(f->form->name, "store") == 0 ? ex_store(a, kids[0], kids[1], kids[2])
+                                                : ex_accum(a, kids[0], kids[1], kids[2]);
   case E_ALLOC:
     return ex_alloc(a, f->type, kids[0]);
   case E_UPDATE:
     return ex_update(a, kids[0], kids[1], kids[2]);
+  case E_LOGSAVE:
+    return ex_logsave(a, kids[0], kids[1]);
+  case E_LOGPOP:
+    return ex_logpop(a);
+  case E_LOGMARK: /* the checker tells a mark that is not an int constant */
+  case E_LOGUNDO: {
+    Expr *e = ex_lin(a, f->form->kind, n, kids);
+    e->type = f->form->kind == E_LOGMARK ? ty_unit(a) : kids[1]->type;
+    return e;
+  }
   case E_TABLE: /* the checker tells a non-constant element */
     return ex_table(a, f->type, n, kids);
   default:

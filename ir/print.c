@@ -197,7 +197,8 @@ static const char *keyword(const Expr *e) {
       [E_FOLDSAVE] = "fold-save", [E_WHILE] = "while",
       [E_WHILESAVE] = "while-save", [E_SCATTER] = "scatter",
       [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",   [E_TABLE] = "table",
-      [E_UPDATE] = "update",
+      [E_UPDATE] = "update", [E_LOGSAVE] = "log-save", [E_LOGPOP] = "log-pop",
+      [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
   };
   if (e->kind == E_PRIM) {
     const PrimInfo *pi = prim_info(e->op);
@@ -205,6 +206,8 @@ static const char *keyword(const Expr *e) {
   }
   if (e->kind == E_TUPLE)
     return e->name ? "record" : "tuple";
+  if (e->kind == E_ACCUM && e->index == 1)
+    return "store";
   if (e->kind == E_SUM && e->nargs == 2)
     return "sum-from";
   if ((unsigned)e->kind >= sizeof names / sizeof *names || !names[e->kind])

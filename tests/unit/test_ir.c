@@ -211,6 +211,7 @@ static void test_corpus_covers_forms(void) {
       "(index ", "(len ",   "(build ",   "(sum ",        "(fold ",   "(fold-save ",
       "(scatter ", "(accum ", "(alloc ", "(array ",      " out)",    "(def-static ",
       "(table ",   "(while ", "(while-save ", "(update ", "(view ",
+      "(log-save ", "(log-pop)", "(log-mark ", "(log-undo ", "(store ",
   };
   enum { NFORMS = sizeof forms / sizeof *forms };
   int n;
@@ -1181,6 +1182,25 @@ static void test_interp_update(void) {
   arena_free(a);
 }
 
+/* The undo log writes old values back into the arrays' memory, and its
+ * discipline is checked: a pop that meets a mark, an undo without its
+ * mark, or a log left non-empty at return is an error. */
+static void test_interp_undo_log(void) {
+  char *text = corpus("undo_log.ir");
+  EXPECT_VALUE(run(text, CHECK_AD, "undo_steps", 1, val_f64(2.0)), val_f64(6.0 + 123.0));
+  EXPECT_VALUE(run(text, CHECK_AD, "store_then_add", 1, val_f64(0.25)), val_f64(0.75));
+  free(text);
+  EXPECT_ERROR(run("(def f f64 ((x f64)) (let (m (log-mark 1)) (let (p (log-pop)) x)))",
+                   CHECK_AD, "f", 1, val_f64(1.0)),
+               1, 52, "'log-pop' with no saved element on top of the log");
+  EXPECT_ERROR(run("(def f f64 ((x f64)) (let (m (log-mark 1)) (let (a (alloc (array f64) 1)) "
+                   "(let (b (log-undo 2 a)) x))))",
+                   CHECK_AD, "f", 1, val_f64(1.0)),
+               1, 83, "'log-undo' to mark 2 met mark 1");
+  EXPECT_ERROR(run("(def f f64 ((x f64)) (let (m (log-mark 1)) x))", CHECK_AD, "f", 1, val_f64(1.0)),
+               0, 0, "returns with 1 entries left in its undo log");
+}
+
 static void test_interp_scatter_accum(void) {
   Arena *a = arena_new();
   char *text = corpus("scatter.ir");
@@ -1465,7 +1485,9 @@ int main(void) {
   CU_add_test(interp, "arrays", test_interp_arrays);
   CU_add_test(interp, "folds", test_interp_folds);
   CU_add_test(interp, "scatter and accum", test_interp_scatter_accum);
-  CU_add_test(interp, "update copies, alloc zeroes", test_interp_update);
+  CU_add_test(interp, "update stores in place, copies a parameter; alloc zeroes",
+              test_interp_update);
+  CU_add_test(interp, "undo log", test_interp_undo_log);
   CU_add_test(interp, "array errors", test_interp_array_errors);
   CU_pSuite scale = CU_add_suite("ir scale", NULL, NULL);
   CU_add_test(scale, "100000 nested lets", test_scale_long_let_chain);
