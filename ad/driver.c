@@ -1,6 +1,7 @@
 /* driver.c: the AD pipeline for one function (DESIGN.md section 4).
  *
- * lowered IR -> ANF -> forward and reverse CHAD (with linear maps) ->
+ * lowered IR -> ANF -> inlining of the callees that have no reverse
+ * halves -> forward and reverse CHAD (with linear maps) ->
  * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
  * flatten if results -> simplify -> CSE -> loop-invariant code motion ->
  * CSE -> DCE -> split f$rev into f$aug and f$bwd.
@@ -114,8 +115,26 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   for (int i = 0; i < f->nparams; i++)
     nameset_reserve(&names, f->params[i]->name);
   reserve_binders(&names, fa->body);
-  Func *fwd = ad_forward(m, fa, &names);
-  Func *rev = ad_reverse(m, fa, &names, err);
+  /* callees without reverse halves are differentiated as part of f */
+  Func *fr = fa;
+  Expr *inlined = ad_inline_calls(m, fa->body, err);
+  if (!inlined) {
+    nameset_free(&names);
+    return false;
+  }
+  if (inlined != fa->body) {
+    Func copy = *fa;
+    copy.body = inlined;
+    fr = anf_func(m, &copy);
+    if (!check_stage(m, fr, CHECK_SOURCE, "inlining", err)) {
+      nameset_free(&names);
+      return false;
+    }
+    reserve_binders(&names, fr->body);
+    dump_func(opt, "with callees inlined", fr);
+  }
+  Func *fwd = ad_forward(m, fr, &names);
+  Func *rev = ad_reverse(m, fr, &names, err);
   nameset_free(&names);
   if (!rev)
     return false;
@@ -130,7 +149,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     return false;
   if (func_num_outputs(f))
     return true; /* callers cannot take output arrays yet: no halves needed */
-  if (expr_contains(fa->body, E_ALLOC) || expr_contains(fa->body, E_UPDATE))
+  if (expr_contains(fr->body, E_ALLOC) || expr_contains(fr->body, E_UPDATE))
     return true; /* the halves of a function that updates arrays (DESIGN 8.6)
                     are not built yet: its callers are refused in reverse
                     mode (ad/rev.c), f_rev itself is complete */

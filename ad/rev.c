@@ -1802,6 +1802,28 @@ static void count_use(Var *v, void *ctx) {
 /* The cotangent buffers of the output arrays: the caller's seed, read
  * only, or a copy of it when f reads the output after writing it (then
  * contributions arrive in the buffer too). */
+/* The variable that makes an output array, through the names it is
+ * passed on by, each used once (`r = tuple () y0; y = get 1 r`, as a
+ * callee inlined into f returns its output): the seed is its buffer, and
+ * the aliases get it from there. */
+static Expr *output_producer(Rev *s, const VarMap *rhs_of, Expr *y) {
+  for (int guard = 0; y->kind == E_VAR && count_uses(s, y->var) == 1 && guard < 100000; guard++) {
+    Expr *rhs = varmap_get(rhs_of, y->var);
+    if (rhs && rhs->kind == E_VAR) {
+      y = rhs;
+      continue;
+    }
+    if (!rhs || rhs->kind != E_GET || rhs->args[0]->kind != E_VAR ||
+        count_uses(s, rhs->args[0]->var) != 1)
+      break;
+    Expr *tup = varmap_get(rhs_of, rhs->args[0]->var);
+    if (!tup || tup->kind != E_TUPLE || tup->args[rhs->index]->kind != E_VAR)
+      break;
+    y = tup->args[rhs->index];
+  }
+  return y;
+}
+
 static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
   if (!seeds->len)
     return;
@@ -1815,10 +1837,21 @@ static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
     fail(s, f->loc, "internal error: output arrays are not returned as a tuple");
     return;
   }
+  VarMap rhs_of = {0};
+  for (int i = 0; i < b.vars.len; i++)
+    varmap_put(&rhs_of, b.vars.items[i], b.rhss.items[i]);
   for (int j = 0; j < seeds->len; j++) {
     Expr *y = tup->args[j + 1], *seed = seeds->items[j];
     if (!seed || y->kind != E_VAR)
       continue;
+    y = output_producer(s, &rhs_of, y);
+    Expr *made = varmap_get(&rhs_of, y->var);
+    if (made && (made->kind == E_GET || made->kind == E_VAR)) {
+      /* a seed on an alias would never reach the array's own buffer */
+      fail(s, f->loc, "internal error: an output array is returned under a name it "
+                      "shares with other uses");
+      break;
+    }
     if (count_uses(s, y->var) == 1) {
       varmap_put(&s->bufs, y->var, seed);
       continue;
@@ -1831,6 +1864,7 @@ static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
                                     bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL))));
     varmap_put(&s->bufs, y->var, copy);
   }
+  varmap_free(&rhs_of);
 }
 
 /* The cotangent of f's result: ret_b for the returned value; the output

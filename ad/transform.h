@@ -16,6 +16,11 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names);
  * added into the buffers. NULL with a message for what it cannot do. */
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err);
 
+/* f's body with every call to a callee that has no reverse halves
+ * replaced by the callee's body (ad/inline.c); the body itself when there
+ * is none; NULL with a message when calls nest too deeply. */
+Expr *ad_inline_calls(Module *m, Expr *body, Diag *err);
+
 /* Splits an optimised f$rev into f$aug and f$bwd (ad/split.c). */
 bool ad_split(Module *m, Func *f, Func *rev, Diag *err);
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ad/ad.h"
+#include "ad/transform.h"
 #include "ad/util.h"
 #include "emit/emit.h"
 #include "emit/strbuf.h"
@@ -2028,7 +2029,13 @@ static const char *runtime_text =
     "#endif\n\n";
 
 char *emit_primal(Module *m, const Func *f, Diag *err) {
-  Func *g = anf_func(m, (Func *)f);
+  /* a call whose callee writes output arrays is C the emitter does not
+   * write: such callees are inlined, as for the derivatives */
+  Func inlined = *f;
+  inlined.body = ad_inline_calls(m, f->body, err);
+  if (!inlined.body)
+    return NULL;
+  Func *g = anf_func(m, &inlined);
   Diag d;
   if (!check_func(m, g, CHECK_SOURCE, &d)) {
     diag_set(err, d.loc, "%s", d.msg);
