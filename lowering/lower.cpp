@@ -757,6 +757,8 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
 Expr *Lowerer::lowerRootEffect(const CExpr *e, const Rest *next, Env env,
                                const Tail &tail) {
   SourceLocation loc = e->getExprLoc();
+  if (Expr *m = lowerMemoryStmt(e, next, env, tail)) // free, memcpy, ...
+    return m;
   const CExpr *target = nullptr;
   if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
     target = b->getLHS()->IgnoreParens();
@@ -971,6 +973,8 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
     return dup(arena, it->second.first);
   if (const auto *c = dyn_cast<clang::ConstantExpr>(e))
     return lowerExpr(c->getSubExpr(), env);
+  if (Expr *k = scratchNullTest(e)) // `!t` after `t = malloc(...)`
+    return k;
   SourceLocation loc = e->getExprLoc();
   // Casts and calls check their types themselves, to say more than
   // "unsupported type".
@@ -1258,6 +1262,8 @@ Expr *Lowerer::lowerCall(const CallExpr *c, const Env &env) {
   if (Type *t = scalarType(c->getType()))
     if (Expr *k = foldConstant(c, t))
       return at(k, loc);
+  if (isMemoryCall(c)) // malloc, free, memcpy... where they cannot be lowered
+    failMemoryCall(c);
   fail(loc, "call to '" + name + "' which is not differentiable");
 }
 
