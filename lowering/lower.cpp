@@ -691,6 +691,14 @@ Expr *Lowerer::lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
   if (elseStmt)
     elseStmts = llvm::ArrayRef<const Stmt *>(elseStmt);
 
+  // A constant condition (`if (!t)` after `t = malloc(...)`, see
+  // lower_memory.cpp) runs one branch: the other is dead code, as in C.
+  long long known;
+  if (intConst(cond, known)) {
+    Rest chosen{known ? thenStmts : elseStmts, next};
+    return lowerSeq(&chosen, std::move(env), tail);
+  }
+
   if (containsReturn(s) || containsLoopExit(s, false)) {
     Rest thenRest{thenStmts, next};
     Rest elseRest{elseStmts, next};
@@ -1239,6 +1247,10 @@ Expr *Lowerer::lowerLogical(const BinaryOperator *b, const Env &env) {
   SourceLocation loc = b->getExprLoc();
   Expr *l = lowerCondition(b->getLHS(), env);
   Expr *r = truthValue(lowerExpr(b->getRHS(), env), loc);
+  long long known; // `!t || ...` after a malloc: one operand decides
+  if (intConst(l, known))
+    return b->getOpcode() == clang::BO_LAnd ? (known ? r : mkInt(0, loc))
+                                            : (known ? mkInt(1, loc) : r);
   if (b->getOpcode() == clang::BO_LAnd)
     return mkIf(l, r, mkInt(0, loc), loc);
   return mkIf(l, mkInt(1, loc), r, loc);

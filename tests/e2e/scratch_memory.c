@@ -7,6 +7,7 @@
  * array filled by memcpy, and float scratch. Run under ASan too: f_fwd and
  * f_rev must free what they allocate on every path. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +41,10 @@ double mal_callee(const double *x, int n) {
 CHAD_DIFFERENTIABLE
 double cal_hist(const double *x, const int *bin, int n, int k) {
     double *h = calloc(k, sizeof(double));
-    if (h == NULL)
-        return -1;
+    if (h == NULL) { /* dead code to chad: the allocation is assumed to succeed */
+        puts("cal_hist: out of memory");
+        abort();
+    }
     for (int i = 0; i < n; i++)
         h[bin[i]] += x[i] * x[i];
     double s = 0;
