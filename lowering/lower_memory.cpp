@@ -89,12 +89,24 @@ const CallExpr *allocationCall(const CExpr *e) {
 }
 
 // The factors of a product of sizes, `n * m * sizeof(double)`; a factor
-// is not looked into further (its own value is what C multiplies).
-void productFactors(const CExpr *e, std::vector<const CExpr *> &out) {
-  if (const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParens());
-      b && b->getOpcode() == clang::BO_Mul) {
-    productFactors(b->getLHS(), out);
-    productFactors(b->getRHS(), out);
+// is not looked into further (its own value is what C multiplies). A
+// product converted between integer types of 32 bits or more (`sizeof(x)
+// * n` with an `unsigned long long n`, made a size_t) is looked through:
+// such a conversion keeps the value modulo 2^32, all an int count keeps.
+void productFactors(const CExpr *e, std::vector<const CExpr *> &out,
+                    clang::ASTContext &ctx) {
+  const CExpr *p = e->IgnoreParens();
+  while (const auto *c = dyn_cast<CastExpr>(p)) {
+    if (c->getCastKind() != clang::CK_IntegralCast ||
+        ctx.getTypeSize(c->getType()) < 32 ||
+        ctx.getTypeSize(c->getSubExpr()->getType()) < 32 ||
+        !isa<BinaryOperator>(c->getSubExpr()->IgnoreParens()))
+      break;
+    p = c->getSubExpr()->IgnoreParens();
+  }
+  if (const auto *b = dyn_cast<BinaryOperator>(p); b && b->getOpcode() == clang::BO_Mul) {
+    productFactors(b->getLHS(), out, ctx);
+    productFactors(b->getRHS(), out, ctx);
     return;
   }
   out.push_back(e);
@@ -171,7 +183,7 @@ Expr *Lowerer::elementCount(std::vector<const CExpr *> sizeArgs, QualType elem,
   SourceLocation loc = sizeArgs[0]->getExprLoc();
   std::vector<const CExpr *> factors;
   for (const CExpr *a : sizeArgs)
-    productFactors(a, factors);
+    productFactors(a, factors, ctx);
   long long esize = ctx.getTypeSizeInChars(elem).getQuantity();
   std::string ename = elem.getUnqualifiedType().getAsString();
   long long bytes = 1;
