@@ -664,6 +664,8 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
     }
   }
   if (const auto *c = dyn_cast<CallExpr>(s)) {
+    if (const VarDecl *d = memoryWriteTarget(c)) // memset, memcpy, memmove
+      addJoined({d, kWhole}, env, out);
     const FunctionDecl *callee = c->getDirectCallee();
     if (callee && isDifferentiable(callee) && calleeWritesArrays(callee))
       for (const CExpr *arg : c->arguments())

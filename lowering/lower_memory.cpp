@@ -157,6 +157,16 @@ bool Lowerer::isMemoryCall(const CallExpr *c) {
   return memFunction(c) != MemFn::None;
 }
 
+// The array a memset, memcpy or memmove writes (a return-free `if` that
+// holds one yields the array's new value), or null.
+const VarDecl *Lowerer::memoryWriteTarget(const CallExpr *c) {
+  MemFn fn = memFunction(c);
+  if ((fn != MemFn::Memset && fn != MemFn::Memcpy && fn != MemFn::Memmove) ||
+      c->getNumArgs() != 3)
+    return nullptr;
+  return fillTarget(c->getArg(0), nullptr, nullptr);
+}
+
 // Called by the prescan for every local pointer: one initialised by an
 // allocation is a local array (written before it is read), not a view.
 bool Lowerer::registerScratch(const VarDecl *v) {

@@ -497,6 +497,7 @@ public:
   void scanMemoryCall(const CallExpr *c, const Env &env);
   [[noreturn]] void failMemoryCall(const CallExpr *c);
   bool isMemoryCall(const CallExpr *c);
+  const VarDecl *memoryWriteTarget(const CallExpr *c);
   Expr *elementCount(std::vector<const CExpr *> sizeArgs, QualType elem,
                      const std::string &of, const Env &env);
   Expr *lowerFree(const CallExpr *c, const Rest *next, Env env,

@@ -131,6 +131,13 @@ double early(const double *x, int n) {
     double s = sumsq(u, n);
     free(t);
     free(u);
+    if (n > 2) { /* scratch of a branch that goes on, freed in it */
+        double *q = malloc(n * sizeof *q);
+        for (int i = 0; i < n; i++)
+            q[i] = cos(x[i]);
+        s += sumsq(q, n);
+        free(q);
+    }
     return s;
 }
 
