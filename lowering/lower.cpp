@@ -664,6 +664,8 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
     }
   }
   if (const auto *c = dyn_cast<CallExpr>(s)) {
+    if (const VarDecl *d = memoryWriteTarget(c)) // memset, memcpy, memmove
+      addJoined({d, kWhole}, env, out);
     const FunctionDecl *callee = c->getDirectCallee();
     if (callee && isDifferentiable(callee) && calleeWritesArrays(callee))
       for (const CExpr *arg : c->arguments())
@@ -690,6 +692,14 @@ Expr *Lowerer::lowerIfHoisted(const IfStmt *s, const Rest *next, Env env,
   llvm::ArrayRef<const Stmt *> elseStmts;
   if (elseStmt)
     elseStmts = llvm::ArrayRef<const Stmt *>(elseStmt);
+
+  // A constant condition (`if (!t)` after `t = malloc(...)`, see
+  // lower_memory.cpp) runs one branch: the other is dead code, as in C.
+  long long known;
+  if (intConst(cond, known)) {
+    Rest chosen{known ? thenStmts : elseStmts, next};
+    return lowerSeq(&chosen, std::move(env), tail);
+  }
 
   if (containsReturn(s) || containsLoopExit(s, false)) {
     Rest thenRest{thenStmts, next};
@@ -757,6 +767,8 @@ Expr *Lowerer::lowerExprStmt(const CExpr *e, const Rest *next, Env env,
 Expr *Lowerer::lowerRootEffect(const CExpr *e, const Rest *next, Env env,
                                const Tail &tail) {
   SourceLocation loc = e->getExprLoc();
+  if (Expr *m = lowerMemoryStmt(e, next, env, tail)) // free, memcpy, ...
+    return m;
   const CExpr *target = nullptr;
   if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
     target = b->getLHS()->IgnoreParens();
@@ -971,6 +983,8 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
     return dup(arena, it->second.first);
   if (const auto *c = dyn_cast<clang::ConstantExpr>(e))
     return lowerExpr(c->getSubExpr(), env);
+  if (Expr *k = scratchNullTest(e)) // `!t` after `t = malloc(...)`
+    return k;
   SourceLocation loc = e->getExprLoc();
   // Casts and calls check their types themselves, to say more than
   // "unsupported type".
@@ -1235,6 +1249,10 @@ Expr *Lowerer::lowerLogical(const BinaryOperator *b, const Env &env) {
   SourceLocation loc = b->getExprLoc();
   Expr *l = lowerCondition(b->getLHS(), env);
   Expr *r = truthValue(lowerExpr(b->getRHS(), env), loc);
+  long long known; // `!t || ...` after a malloc: one operand decides
+  if (intConst(l, known))
+    return b->getOpcode() == clang::BO_LAnd ? (known ? r : mkInt(0, loc))
+                                            : (known ? mkInt(1, loc) : r);
   if (b->getOpcode() == clang::BO_LAnd)
     return mkIf(l, r, mkInt(0, loc), loc);
   return mkIf(l, mkInt(1, loc), r, loc);
@@ -1258,6 +1276,8 @@ Expr *Lowerer::lowerCall(const CallExpr *c, const Env &env) {
   if (Type *t = scalarType(c->getType()))
     if (Expr *k = foldConstant(c, t))
       return at(k, loc);
+  if (isMemoryCall(c)) // malloc, free, memcpy... where they cannot be lowered
+    failMemoryCall(c);
   fail(loc, "call to '" + name + "' which is not differentiable");
 }
 

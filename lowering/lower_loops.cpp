@@ -678,6 +678,7 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
     return;
   }
   if (const auto *call = dyn_cast<CallExpr>(s)) {
+    scanMemoryCall(call, env); // memset, memcpy, free of an outer array
     if (effectCallIn(call)) {
       const FunctionDecl *callee = call->getDirectCallee();
       for (unsigned i = 0; i < call->getNumArgs(); i++)

@@ -19,6 +19,8 @@ namespace lowering_detail {
 
 // `const double *row = A + i*m;`: row is bound to the view, once.
 void Lowerer::lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> &out) {
+  if (scratchArrays.count(v)) // `double *t = malloc(...)` (lower_memory.cpp)
+    return lowerScratchDecl(v, env, out);
   SourceLocation loc = v->getLocation();
   const CExpr *init = v->getInit();
   if (!init || !viewBase(init))
@@ -37,7 +39,7 @@ void Lowerer::lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> 
 // A local pointer variable is a view: the array it points into from some
 // element on. Its element type is checked where it is declared.
 void Lowerer::registerPointerView(const VarDecl *v) {
-  if (arrays.count(v))
+  if (arrays.count(v) || registerScratch(v))
     return;
   ArrayInfo info;
   info.role = ArrayRole::View;
@@ -50,6 +52,8 @@ void Lowerer::registerPointerView(const VarDecl *v) {
 // (in a branch or a loop, `xp = &s[i]`, or stepped with `p++`) would need
 // its value joined across paths and carried by loops.
 void Lowerer::checkPointerUse(const Stmt *s) {
+  if (isSelfRealloc(s)) // keeps the array (lower_memory.cpp)
+    return;
   const CExpr *target = nullptr;
   if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
     target = b->getLHS();

@@ -486,6 +486,30 @@ public:
   std::vector<Expr *> lowerCallArgs(const CallExpr *c,
                                     const FunctionDecl *callee, const Env &env);
 
+  // ---- lower_memory.cpp (scratch memory: malloc, calloc, realloc, free,
+  // memset, memcpy, memmove; DESIGN.md 8.14)
+  bool registerScratch(const VarDecl *v);
+  void lowerScratchDecl(const VarDecl *v, Env &env, std::vector<Binding> &out);
+  Expr *lowerMemoryStmt(const CExpr *e, const Rest *next, Env &env,
+                        const Tail &tail);
+  Expr *scratchNullTest(const CExpr *e);
+  bool isSelfRealloc(const Stmt *s);
+  void scanMemoryCall(const CallExpr *c, const Env &env);
+  [[noreturn]] void failMemoryCall(const CallExpr *c);
+  bool isMemoryCall(const CallExpr *c);
+  const VarDecl *memoryWriteTarget(const CallExpr *c);
+  Expr *elementCount(std::vector<const CExpr *> sizeArgs, QualType elem,
+                     const std::string &of, const Env &env);
+  Expr *lowerFree(const CallExpr *c, const Rest *next, Env env,
+                  const Tail &tail);
+  Expr *lowerFill(const CallExpr *c, const Rest *next, Env env,
+                  const Tail &tail);
+  Expr *lowerRealloc(const clang::BinaryOperator *a, const Rest *next, Env env,
+                     const Tail &tail);
+  const VarDecl *fillTarget(const CExpr *dst, const Env *env, Expr **offset);
+  void requireUnusedAfter(const VarDecl *d, const Rest *next,
+                          SourceLocation at, const char *what);
+
   // ---- lower_custom.cpp
   Expr *lowerCustomCall(const CallExpr *c, const FunctionDecl *callee,
                         const Env &env);
@@ -634,6 +658,10 @@ public:
   // in order of first such read
   std::map<const VarDecl *, std::unique_ptr<TableInfo>> tables;
   std::vector<const VarDecl *> tablesBound;
+
+  // local pointers initialised by malloc, calloc or realloc (arrays of role
+  // Local, see lower_memory.cpp)
+  std::set<const VarDecl *> scratchArrays;
 
   // loops
   std::vector<LoopCtx *> loops; // being lowered, outermost first

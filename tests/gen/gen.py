@@ -237,6 +237,10 @@ class Gen:
         self.rc = random.Random(seed * 7919 + 1)
         # and so do those about pointers into arrays (views)
         self.rv = random.Random(seed * 104729 + 3)
+        # and everything about scratch memory (malloc, calloc, VLAs, memset,
+        # memcpy, free): a block of it is drawn wholly from this stream
+        self.rm = random.Random(seed * 1299709 + 5)
+        self.scratch_used = False
         self.next_id = 0
         self.funcs = []
 
@@ -600,6 +604,74 @@ class Gen:
         fn.mutable.append(v)
         return out
 
+    def scratch(self, c):
+        """Scratch memory (DESIGN.md 8.14): an array of n elements from
+        malloc, calloc or a VLA, filled (at the counter, by a scatter-add
+        after calloc or memset, or by memcpy and memmove), read back by a
+        sum and freed, all in one block so that no path leaks it. Every
+        draw, the expressions' included, comes from self.rm: the main
+        stream, and so the rest of the program, is the seed's as before."""
+        saved = self.r, self.rc, self.rv
+        self.r = self.rm
+        self.rc = random.Random(self.rm.random()) # custom calls and views
+        self.rv = random.Random(self.rm.random()) # in its expressions
+        try:
+            return self.scratch_block(c)
+        finally:
+            self.r, self.rc, self.rv = saved
+
+    def scratch_block(self, c):
+        r = self.r
+        fn = c.fn
+        self.scratch_used = True
+        fn.nvar += 1
+        m, i, j = "m%d" % fn.nvar, "mi%d" % fn.nvar, "mj%d" % fn.nvar
+        size = r.choice(["n * sizeof *%s" % m, "sizeof(@T) * n", "n * sizeof(@T)",
+                         "sizeof(%s[0]) * n" % m, "(size_t)n * sizeof(@T)"])
+        form = r.choice(["malloc", "calloc", "vla", "memset", "memcpy"])
+        fn.allocs = fn.allocs or form in ("calloc", "memset")
+        hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)"
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+        out = []
+        if form == "vla":
+            out.append(S(self, "raw", "@T %s[n];" % m, fixed=True))
+        elif form == "calloc":
+            out.append(S(self, "raw", "@T *%s = calloc(n, sizeof *%s);" % (m, m), fixed=True))
+        else:
+            cast = r.choice(["", "(@T *)"])
+            out.append(S(self, "raw", "@T *%s = %smalloc(%s);" % (m, cast, size), fixed=True))
+        if form != "vla" and r.random() < 0.3:
+            # the null test: dead code to chad, which assumes success
+            out.append(S(self, "raw", "if (!%s) abort();" % m, fixed=True))
+        if form == "memset":
+            out.append(S(self, "raw", "memset(%s, 0, %s);" % (m, size), fixed=True))
+        if form in ("calloc", "memset") and fn.has_idx and r.random() < 0.6:
+            body = [S(self, "raw", "%s[idx[%s]] += {0};" % (m, i), [self.expr(lc, 2)], fixed=True)]
+        elif form == "memcpy":
+            src = r.choice(fn.arrays)
+            body = None
+            out.append(S(self, "raw", "memcpy(%s, %s, %s);" % (m, src, size), fixed=True))
+            if r.random() < 0.5:
+                out.append(S(self, "raw", "memmove(%s + 1, %s, (n - 1) * sizeof *%s);" % (m, m, m),
+                             fixed=True))
+        else:
+            body = [S(self, "raw", "%s[%s] = {0};" % (m, i), [self.expr(lc, 2)], fixed=True)]
+        if body:
+            out.append(S(self, "for", hdr % (i, i, i), body=body, fixed=True))
+        v = self.newvar(fn)
+        rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j), "%s[n - 1 - %s]" % (m, j)],
+                   ints=c.ints + [j])
+        out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+        out.append(S(self, "for", hdr % (j, j, j),
+                     body=[S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, m, j), [self.expr(rd, 2)],
+                             fixed=True)],
+                     fixed=True))
+        if form != "vla":
+            out.append(S(self, "raw", "free(%s);" % m, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
+
     def use_all(self, c):
         """A sum reading every variable and parameter, so that nothing is
         unused (-Werror); each term is a leaf the reducer may replace."""
@@ -655,6 +727,7 @@ class Gen:
         fn.params = []
         fn.arrays, fn.scalars, fn.has_idx, fn.out, fn.out_written = [], [], False, None, False
         fn.intparam = None
+        fn.allocs = False
         if fn.kind == "array":
             fn.arrays = ["x"] + (["w"] if r.random() < 0.4 else [])
             fn.has_idx = r.random() < 0.35
@@ -688,8 +761,11 @@ class Gen:
             fn.params.insert(r.randint(0, len(fn.params)), ("int", fn.intparam[0]))
         # callees: those without output arrays; array callees only from array
         # functions (they pass whole arrays), idx only if we have it
+        # (not those whose scratch is an alloc, calloc's or a whole memset's:
+        # their callers are refused in reverse mode, DESIGN.md 8.14)
         fn.callees = [g for g in self.funcs if g.T == T and g.out is None and
-                      (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx)))]
+                      (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
+                      not g.allocs]
         fn.ret = fn.out is None or r.random() < 0.6
         fn.mutable = list(fn.scalars)
         ints = [fn.intparam[0]] if fn.intparam else []
@@ -710,6 +786,8 @@ class Gen:
                 body.extend(self.array_loop(c))
             else:
                 body.extend(self.scalar_stmts(c, 1, fn.ret and fn.out is None, False))
+        if fn.arrays and self.rm.random() < 0.3:
+            body.extend(self.scratch(c))
         if fn.out:
             body.extend(self.output_stmts(c))
         if fn.ret:
@@ -1000,6 +1078,8 @@ CHAD_CUSTOM %(T)s gen_cu_dot%(S)s(const %(T)s *a, const %(T)s *b, int n);
 def render(g, st=None):
     st = st or State()
     parts = [PRELUDE % {"seed": g.seed}, CUSTOM_DECLS]
+    if g.scratch_used:
+        parts.insert(1, MEMORY_INCLUDES)
     parts.append("static const int gen_idx[%d] = {%s};" % (g.n, ", ".join(map(str, g.idx))))
     parts.append(GEN_TABLES)
     live = [f for f in g.funcs if f.id not in st.drop]
@@ -1026,6 +1106,8 @@ def render(g, st=None):
     return "\n\n".join(parts)
 
 
+MEMORY_INCLUDES = "#include <stdlib.h>\n#include <string.h>"
+
 GEN_TABLES = ("const double gen_tab[8] = {0.5, -1.25, 2.0, 0.125, -0.75, 1.5, 0.25, -2.0};\n"
               "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};")
 
@@ -1036,6 +1118,8 @@ def render_plain(g, st):
     that leave variables unused."""
     parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
              GEN_TABLES, CUSTOM_DECLS]
+    if g.scratch_used:
+        parts.insert(1, MEMORY_INCLUDES)
     for fn in g.funcs:
         if fn.id not in st.drop:
             parts.append(render_fn(fn, st, False))
