@@ -140,7 +140,7 @@ double copied_under_condition(const double *x, int n) {
   double *t = malloc(n * sizeof *t);
   for (int i = 0; i < n; i++)
     t[i] = 2 * x[i];
-  if (x[0] > 0) // expect-error: cannot differentiate 'copied_under_condition': an array chosen or written under a condition: not supported yet
+  if (x[0] > 0) // expect-error: cannot differentiate 'copied_under_condition': an array made or chosen under a condition cannot be differentiated in reverse mode yet
     memcpy(t, x, n * sizeof *t);
   double s = 0;
   for (int i = 0; i < n; i++)

@@ -352,8 +352,11 @@ class Gen:
         g = r.choice(c.fn.callees)
         args, kids = [], []
         # a view of the caller's arrays from element 1 on, with n - 1 for
-        # its length (idx would index past it)
-        view = g.arrays and not g.has_idx and self.rv.random() < 0.3
+        # its length (idx would index past it), when g's reads at constant
+        # indices still fit: g needs g.need elements, the caller then one more
+        view = (g.arrays and not g.has_idx and self.rv.random() < 0.3) and g.need + 1 <= self.n
+        if g.arrays:
+            c.fn.need = max(c.fn.need, g.need + (1 if view else 0))
         for p in g.params:
             kind, name = p[0], p[1]
             if kind == "arr":
@@ -728,6 +731,7 @@ class Gen:
         fn.arrays, fn.scalars, fn.has_idx, fn.out, fn.out_written = [], [], False, None, False
         fn.intparam = None
         fn.allocs = False
+        fn.need = 2  # array elements its body reads at constant indices (x[1])
         if fn.kind == "array":
             fn.arrays = ["x"] + (["w"] if r.random() < 0.4 else [])
             fn.has_idx = r.random() < 0.35
