@@ -115,6 +115,12 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     nameset_reserve(&names, f->params[i]->name);
   reserve_binders(&names, fa->body);
   Func *fwd = ad_forward(m, fa, &names);
+  if (opt && opt->forward_only) {
+    nameset_free(&names);
+    bool fok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
+    dump_func(opt, "forward derivative with linear maps", fwd);
+    return fok && optimise(m, fwd, opt, err);
+  }
   Func *rev = ad_reverse(m, fa, &names, err);
   nameset_free(&names);
   if (!rev)
