@@ -727,6 +727,15 @@ static CVal *emit_branch(Em *e, Expr *block, CVal *res) {
   e->indent++;
   PtrVec *saved = open_scope(e);
   CVal *r = emit_block(e, block, res);
+  /* an array the branch made is freed here: it may not be its result */
+  PtrVec leaves = {0};
+  leaves_of(e->a, r, &leaves);
+  for (int i = 0; i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    for (int j = 0; l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++)
+      if (strcmp(origin(l), e->frees->items[j]) == 0)
+        em_fail(e, "an array made under a condition and used after it: not supported yet");
+  }
   close_scope(e, saved);
   e->indent--;
   return r;

@@ -980,12 +980,15 @@ Expr *Lowerer::directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
     lowerEffects(b->getRHS(), env, bindings);
   // Updates where the prefix cannot serve (a loop's state, an in-out
   // parameter, a local first written past index 0) or need not (a whole
-  // value); elsewhere the prefix, which reverse mode handles under
-  // conditions too.
+  // array outside loop bodies: O(1) instead of a copy per write, also
+  // under conditions); in a loop body that does not carry the array, the
+  // prefix, which reverse mode handles there (updates in loop bodies wait
+  // for DESIGN 8.2's undo).
   bool local = env.sizes.count(d) != 0;
   bool inPlace = carriedInPlace(d);
   bool firstNotZero = !old.value && !isIntConst(lowerElementIndex(lhs, d, env), 0);
-  if (isWhole(d, env) || (local && (inPlace || firstNotZero)) ||
+  if (arrays.at(d).role == ArrayRole::InOut || (local && (inPlace || firstNotZero)) ||
+      (loops.empty() && isWhole(d, env)) ||
       (inPlace && old.value && !rowIndex(lhs, d) &&
        provablyBelow(lhs->getIdx(), old.len)))
     return updateWrite(d, lhs, write, std::move(bindings), next, std::move(env),
