@@ -17,6 +17,7 @@
 
 typedef struct AdOptions {
   FILE *dump; /* when non-NULL, every stage is printed here */
+  bool forward_only; /* only f$fwd: no reverse mode (plugin's forward-only) */
 } AdOptions;
 
 /* Requires: f type-checks in CHECK_SOURCE mode, and every function it calls

@@ -134,6 +134,12 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     dump_func(opt, "with callees inlined", fr);
   }
   Func *fwd = ad_forward(m, fr, &names);
+  if (opt && opt->forward_only) {
+    nameset_free(&names);
+    bool fok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
+    dump_func(opt, "forward derivative with linear maps", fwd);
+    return fok && optimise(m, fwd, opt, err);
+  }
   Func *rev = ad_reverse(m, fr, &names, err);
   nameset_free(&names);
   if (!rev)

@@ -1921,6 +1921,14 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
 
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err};
+  for (int i = 0; i < f->nparams; i++)
+    if (func_param_class(f, i) == PARAM_INOUT_ARRAY && type_is_active(f->params[i]->type)) {
+      /* the contract of DESIGN 8.7 (seed consumed, restores as swaps) is
+       * not built yet */
+      diag_set(err, f->loc, "in-out array parameter '%s' (read before it is overwritten) "
+               "cannot be differentiated in reverse mode yet", f->params[i]->name);
+      return NULL;
+    }
   Func copied = *f;
   copied.body = copy_updated_outputs(&s, f);
   f = &copied;

@@ -38,9 +38,9 @@ struct CVal {
   bool literal;     /* record built from `elems` (f$aug's tape) */
   const char *len;  /* array: C expression of its length, when known */
   bool writable;    /* array: ours to write (allocated here, or a home) */
-  const char *memory; /* array: the C name of the memory it is, when another
-                         pointer variable aliases it (a loop's state
-                         initialised from an array it updates in place) */
+  const char *alias; /* array: the C array whose memory this pointer
+                        variable names (a fold's state, an if's result
+                        declared apart from it), or NULL: its own */
   bool zero_init;   /* scalar variable declared as zero */
   bool zero_literal; /* the constant +0 */
 };
@@ -179,8 +179,6 @@ static Expr *block_result(Expr *block) {
   return block;
 }
 
-
-static const char *memory_of(const CVal *v) { return v->memory ? v->memory : v->expr; }
 
 static CVal *cv_scalar(Em *e, Type *t, const char *expr) {
   CVal *v = arena_alloc(e->a, sizeof *v);
@@ -702,46 +700,61 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
 static PtrVec *open_scope(Em *e);
 static void close_scope(Em *e, PtrVec *saved);
 
+/* The memory an array value names: the array its pointer was set from. */
+static const char *origin(const CVal *v) { return v->alias ? v->alias : v->expr; }
+
+/* An if whose branches both yield the same writable memory for an array
+ * (each updated it in place, or left it alone) yields that memory, still
+ * writable: a loop's state or an output updated under a condition. A
+ * branch's own arrays are freed with it, and are never the same memory
+ * as the other branch's. */
+static void join_array_leaves(Em *e, CVal *res, CVal *t, CVal *f) {
+  PtrVec rl = {0}, tl = {0}, fl = {0};
+  leaves_of(e->a, res, &rl);
+  leaves_of(e->a, t, &tl);
+  leaves_of(e->a, f, &fl);
+  for (int i = 0; i < rl.len && i < tl.len && i < fl.len; i++) {
+    CVal *r = rl.items[i], *a = tl.items[i], *b = fl.items[i];
+    if (r->type->kind != TY_ARRAY || !a->expr || !b->expr || !a->writable || !b->writable ||
+        strcmp(origin(a), origin(b)) != 0)
+      continue;
+    r->writable = true;
+    r->alias = origin(a);
+    r->len = a->len && b->len && strcmp(a->len, b->len) == 0 ? a->len : NULL;
+  }
+}
+
 /* Each branch is a C scope: arrays made there are freed there (no array
  * leaves a branch; see ad/rev.c). */
 static CVal *emit_branch(Em *e, Expr *block, CVal *res) {
   e->indent++;
   PtrVec *saved = open_scope(e);
   CVal *r = emit_block(e, block, res);
+  /* an array the branch made is freed here: it may not be its result */
+  PtrVec leaves = {0};
+  leaves_of(e->a, r, &leaves);
+  for (int i = 0; i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    for (int j = 0; l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++)
+      if (strcmp(origin(l), e->frees->items[j]) == 0)
+        em_fail(e, "an array made under a condition and used after it: not supported yet");
+  }
   close_scope(e, saved);
   e->indent--;
   return r;
-}
-
-/* An array leaf of an if's result that both branches give as the same
- * memory (an array updated in place under a condition) is that memory. */
-static void same_memory(Em *e, CVal *res, CVal *r1, CVal *r2) {
-  PtrVec d = {0}, a = {0}, b = {0};
-  leaves_of(e->a, res, &d);
-  leaves_of(e->a, r1, &a);
-  leaves_of(e->a, r2, &b);
-  for (int i = 0; i < d.len && i < a.len && i < b.len; i++) {
-    CVal *dl = d.items[i], *al = a.items[i], *bl = b.items[i];
-    if (dl->type->kind != TY_ARRAY || !al->expr || !bl->expr ||
-        strcmp(memory_of(al), memory_of(bl)) != 0)
-      continue;
-    dl->memory = memory_of(al);
-    dl->writable = al->writable && bl->writable;
-    dl->len = al->len ? al->len : bl->len;
-  }
 }
 
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *res = declare_if_result(e, x, rhs, rest);
   varmap_put(&e->vals, x, res);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
-  CVal *r1 = emit_branch(e, rhs->args[1], res);
+  CVal *t = emit_branch(e, rhs->args[1], res);
   /* an else that has nothing to do (its results are in place) is left out */
   StrBuf *out = e->out, other = {0};
   e->out = &other;
-  CVal *r2 = emit_branch(e, rhs->args[2], res);
+  CVal *f = emit_branch(e, rhs->args[2], res);
   e->out = out;
-  same_memory(e, res, r1, r2);
+  join_array_leaves(e, res, t, f);
   if (other.len) {
     line(e, "} else {");
     sb_puts(e->out, other.data);
@@ -1058,12 +1071,11 @@ static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from)
   for (int i = 0; i < leaves->len; i++) {
     CVal *l = leaves->items[i];
     tmp[i] = nameset_fresh(&e->names, e->a, "next");
-    if (l->type->kind == TY_ARRAY)
-      line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i],
-           ((CVal *)src->items[from + i])->expr);
+    const char *next = ((CVal *)src->items[from + i])->expr;
+    if (l->type->kind == TY_ARRAY) /* the pointer is const, not the data */
+      line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i], next);
     else
-      line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i],
-           ((CVal *)src->items[from + i])->expr);
+      line(e, "const %s %s = %s;", c_type(e->a, l->type), tmp[i], next);
   }
   for (int i = 0; i < leaves->len; i++)
     line(e, "%s = %s;", ((CVal *)leaves->items[i])->expr, tmp[i]);
@@ -1073,7 +1085,8 @@ static void step_state(Em *e, const PtrVec *leaves, const PtrVec *src, int from)
  * while-save grows its tape by doubling as the loop runs (its trip count
  * is known only at the end); the tape is freed with the scope. */
 static CVal *owned_state(Em *e, CVal *init, const char *base);
-static void own_state_leaves(Em *e, bool in_place, PtrVec *leaves, CVal *init);
+static void own_state_leaves(PtrVec *leaves, PtrVec *init_leaves);
+static bool state_owns(PtrVec *leaves, CVal *next);
 
 static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   Type *st = rhs->args[1]->type;
@@ -1082,9 +1095,11 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   if (in_place)
     init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
   CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
-  PtrVec leaves = {0};
+  PtrVec leaves = {0}, init_leaves = {0};
   leaves_of(e->a, state, &leaves);
-  own_state_leaves(e, in_place, &leaves, init);
+  leaves_of(e->a, init, &init_leaves);
+  if (in_place)
+    own_state_leaves(&leaves, &init_leaves);
   const char *go = nameset_fresh(&e->names, e->a, "go");
   line(e, "int %s = %s;", go, scalar_text(e, rhs->args[0]));
   const char *k = name_of(e, rhs->var);
@@ -1114,6 +1129,9 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
   line(e, "%s = %s;", go, ((CVal *)src.items[0])->expr);
+  for (int i = 0; in_place && i < leaves.len; i++)
+    if (((CVal *)leaves.items[i])->type->kind == TY_ARRAY && !state_owns(&leaves, src.items[i + 1]))
+      em_fail(e, "a loop whose next state is an array made in its body: not supported yet");
   step_state(e, &leaves, &src, 1);
   close_scope(e, saved);
   close_loop(e);
@@ -1134,6 +1152,30 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
 
 static CVal *writable_copy(Em *e, CVal *arr, const char *base);
 
+/* The state's array leaves name the owned arrays of the initial state. */
+static void own_state_leaves(PtrVec *leaves, PtrVec *init_leaves) {
+  for (int i = 0; i < leaves->len && i < init_leaves->len; i++) {
+    CVal *l = leaves->items[i], *il = init_leaves->items[i];
+    if (l->type->kind == TY_ARRAY) {
+      l->writable = true;
+      l->len = il->len;
+      l->alias = origin(il);
+    }
+  }
+}
+
+/* Is `next` one of the state's arrays (a step may only update or swap
+ * them: anything else was freed with the body)? */
+static bool state_owns(PtrVec *leaves, CVal *next) {
+  for (int j = 0; j < leaves->len; j++) {
+    CVal *lj = leaves->items[j];
+    if (next->expr && (strcmp(next->expr, lj->expr) == 0 ||
+                       (next->writable && lj->alias && strcmp(origin(next), lj->alias) == 0)))
+      return true;
+  }
+  return false;
+}
+
 /* The initial state of a fold that updates its arrays in place (DESIGN
  * 8.4): each array leaf must be memory we may write, owned outside the
  * loop; a read-only one is copied once, before the loop. */
@@ -1150,20 +1192,6 @@ static CVal *owned_state(Em *e, CVal *init, const char *base) {
   return v;
 }
 
-/* The state of a loop that updates its arrays names the owned arrays. */
-static void own_state_leaves(Em *e, bool in_place, PtrVec *leaves, CVal *init) {
-  PtrVec init_leaves = {0};
-  leaves_of(e->a, init, &init_leaves);
-  for (int i = 0; in_place && i < leaves->len && i < init_leaves.len; i++) {
-    CVal *l = leaves->items[i], *il = init_leaves.items[i];
-    if (l->type->kind == TY_ARRAY) {
-      l->writable = true;
-      l->len = il->len;
-      l->memory = memory_of(il);
-    }
-  }
-}
-
 static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   Type *st = rhs->args[1]->type;
@@ -1172,9 +1200,17 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   if (in_place)
     init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
   CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
-  PtrVec leaves = {0};
+  PtrVec leaves = {0}, init_leaves = {0};
   leaves_of(e->a, state, &leaves);
-  own_state_leaves(e, in_place, &leaves, init);
+  leaves_of(e->a, init, &init_leaves);
+  for (int i = 0; in_place && i < leaves.len && i < init_leaves.len; i++) {
+    CVal *l = leaves.items[i], *il = init_leaves.items[i];
+    if (l->type->kind == TY_ARRAY) { /* the state names the owned arrays */
+      l->writable = true;
+      l->len = il->len;
+      l->alias = origin(il);
+    }
+  }
   CVal *tape = NULL;
   if (rhs->kind == E_FOLDSAVE) {
     const char *count = arena_printf(e->a, "(long long)%s * %d", n, scalar_leaves(e, &leaves).len);
@@ -1191,6 +1227,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
   const char **tmp = arena_alloc(e->a, sizeof(char *) * (size_t)(leaves.len + 1));
+  bool permuted = false; /* a step swaps arrays: the leaves' origins mix */
   for (int i = 0; i < leaves.len; i++) {
     CVal *l = leaves.items[i];
     const char *next = ((CVal *)src.items[i])->expr;
@@ -1198,9 +1235,14 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
     if (l->type->kind == TY_ARRAY) {
       /* an array the body updated in place, or one of the state's arrays
        * swapped into this leaf: anything else was freed with the body */
+      CVal *nv = src.items[i];
       bool owned = false;
-      for (int j = 0; j < leaves.len; j++)
-        owned = owned || strcmp(memory_of(src.items[i]), memory_of(leaves.items[j])) == 0;
+      for (int j = 0; j < leaves.len; j++) {
+        CVal *lj = leaves.items[j];
+        owned = owned || strcmp(next, lj->expr) == 0 ||
+                (nv->writable && lj->alias && strcmp(origin(nv), lj->alias) == 0);
+        permuted = permuted || (j == i && strcmp(origin(nv), origin(lj)) != 0);
+      }
       if (in_place && !owned)
         em_fail(e, "a loop whose next state is an array made in its body: not supported yet");
       line(e, "%sconst %s = %s;", c_type(e->a, l->type), tmp[i], next);
@@ -1212,6 +1254,8 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
     line(e, "%s = %s;", ((CVal *)leaves.items[i])->expr, tmp[i]);
   close_scope(e, saved);
   close_loop(e);
+  for (int i = 0; permuted && i < leaves.len; i++)
+    ((CVal *)leaves.items[i])->alias = NULL; /* own memory, origin unknown */
   if (!tape) {
     mark_unread_state(e, rhs->var2, x, rhs->body, rest, &leaves);
     varmap_put(&e->vals, x, state);
@@ -1303,7 +1347,7 @@ static CVal *emit_update(Em *e, Expr *rhs) {
   CVal *v = cv_scalar(e, arr->type, arr->expr);
   v->len = arr->len;
   v->writable = true;
-  v->memory = arr->memory;
+  v->alias = arr->alias;
   return v;
 }
 
@@ -1538,8 +1582,7 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
   case FN_PRIMAL:
   case FN_FWD:
     for (int i = 0, gi = 0; i < f->nparams; i++) {
-      ParamClass cls = func_param_class(f, i);
-      bool out = cls == PARAM_OUT_ARRAY;
+      bool out = func_param_written(f, i); /* out or in-out: writable */
       Var *p = g->params[gi++];
       sig_param(e, sig, param_type(a, p->type, out), param_cname(e, p));
       if (out)
@@ -1563,14 +1606,15 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
       /* not writable by updates here: the reverse sweep's restores would
        * undo them in the caller's buffer (ad/rev.c copies outputs made by
        * updates instead) */
-      sig_param(e, sig, param_type(a, p->type, cls == PARAM_OUT_ARRAY), param_cname(e, p));
+      sig_param(e, sig, param_type(a, p->type, func_param_written(f, i)), param_cname(e, p));
       if (cls == PARAM_ACTIVE_SCALAR) {
         const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
         ptrvec_push(a, outs, (void *)pb);
         sig_param(e, sig, arena_printf(a, "%s *", c_type(a, p->type)), pb);
-      } else if ((cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) && type_is_active(p->type)) {
+      } else if ((cls == PARAM_IN_ARRAY || func_param_written(f, i)) && type_is_active(p->type)) {
         Var *pb = g->params[gi++];
-        sig_param(e, sig, param_type(a, pb->type, cls == PARAM_IN_ARRAY), param_cname(e, pb));
+        /* an output's seed is read only; an in-out's is consumed */
+        sig_param(e, sig, param_type(a, pb->type, cls != PARAM_OUT_ARRAY), param_cname(e, pb));
       }
     }
     if (type_is_active(r))
@@ -1615,8 +1659,8 @@ static bool is_zero_literal(const CVal *v) {
 /* An output array's final value must be in the caller's buffer. It is when
  * its producer wrote there (its home); otherwise it is copied. */
 static void store_output(Em *e, CVal *val, const char *dest) {
-  if (val->expr && strcmp(val->expr, dest) == 0)
-    return;
+  if (val->expr && strcmp(origin(val), dest) == 0)
+    return; /* computed there (an in-out parameter updated in place) */
   if (!val->len || !val->expr) {
     em_fail(e, "an output array of unknown length");
     return;
@@ -1633,10 +1677,10 @@ static void output_names(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ys,
     ParamClass cls = func_param_class(f, i);
     Var *p = g->params[gi++];
     bool shadow = (kind == FN_FWD && func_param_active(f, i)) ||
-                  (kind == FN_REV && (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) &&
+                  (kind == FN_REV && (cls == PARAM_IN_ARRAY || func_param_written(f, i)) &&
                    func_param_active(f, i));
     Var *dp = shadow ? g->params[gi++] : NULL;
-    if (cls != PARAM_OUT_ARRAY)
+    if (!func_param_written(f, i))
       continue;
     ptrvec_push(e->a, ys, (void *)name_of(e, p));
     ptrvec_push(e->a, dys, dp && kind == FN_FWD ? (void *)name_of(e, dp) : NULL);
@@ -1880,7 +1924,7 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
     ParamClass cls = func_param_class(f, i);
-    bool out_array = cls == PARAM_OUT_ARRAY;
+    bool out_array = func_param_written(f, i);
     const char *t = param_type(a, p->type, out_array);
     const char *sep = t[strlen(t) - 1] == '*' ? "" : " ";
     sb_printf(&params, "%s%s%s%s", first ? "" : ", ", t, sep, p->name);
@@ -1892,7 +1936,7 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
                 nameset_fresh(&names, a, arena_printf(a, "d%s", p->name)));
     } else {
       const char *bt = cls == PARAM_ACTIVE_SCALAR ? arena_printf(a, "%s *", t)
-                                                  : param_type(a, p->type, !out_array);
+                                                  : param_type(a, p->type, cls != PARAM_OUT_ARRAY);
       sb_printf(&params, ", %s%s", bt, nameset_fresh(&names, a, arena_printf(a, "%s_b", p->name)));
     }
   }
@@ -2058,6 +2102,12 @@ char *emit_prototypes(Module *m, const Func *f) {
   return sb_take(&out);
 }
 
+char *emit_prototypes_forward(Module *m, const Func *f) {
+  StrBuf out = {0};
+  emit_contract_proto(m, &out, f, FN_FWD);
+  return sb_take(&out);
+}
+
 /* Integer arithmetic that overflows or divides by zero is the input's
  * undefined behaviour, and clang says nothing about it there when its
  * operands are variables. Passing constants on (z = INT_MAX; z + 1
@@ -2098,12 +2148,13 @@ static void emit_special(StrBuf *out) {
   sb_puts(out, "#endif\n\n");
 }
 
-char *emit_definitions(Module *m, const Func *f, Diag *err) {
+/* forward_only: f_fwd alone (the others were never made). */
+static char *definitions(Module *m, const Func *f, bool forward_only, Diag *err) {
   Func *fns[4];
   const char *suffix[4] = {"aug", "bwd", "fwd", "rev"};
   for (int i = 0; i < 4; i++) {
-    fns[i] = module_find(m, ad_name(m, f->name, suffix[i]));
-    if (!fns[i] && i >= 2) {
+    fns[i] = forward_only && i != 2 ? NULL : module_find(m, ad_name(m, f->name, suffix[i]));
+    if (!fns[i] && (forward_only ? i == 2 : i >= 2)) {
       diag_set(err, f->loc, "internal error: '%s' was not differentiated", f->name);
       return NULL;
     }
@@ -2126,11 +2177,19 @@ char *emit_definitions(Module *m, const Func *f, Diag *err) {
          emit_function(m, &out, FN_BWD, f, fns[1], err);
   }
   ok = ok && emit_function(m, &out, FN_FWD, f, fns[2], err) &&
-       emit_function(m, &out, FN_REV, f, fns[3], err);
+       (forward_only || emit_function(m, &out, FN_REV, f, fns[3], err));
   if (!ok) {
     free(sb_take(&out));
     return NULL;
   }
   sb_puts(&out, quiet_end);
   return sb_take(&out);
+}
+
+char *emit_definitions(Module *m, const Func *f, Diag *err) {
+  return definitions(m, f, false, err);
+}
+
+char *emit_definitions_forward(Module *m, const Func *f, Diag *err) {
+  return definitions(m, f, true, err);
 }

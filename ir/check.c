@@ -50,8 +50,8 @@
  *                         consumes a (below)
  * Array elements are numbers; `plus` is not defined on arrays. A function
  * with parameter classes has arrays exactly at its PARAM_IN_ARRAY and
- * PARAM_OUT_ARRAY parameters, and with k > 0 output parameters of types
- * Y1..Yk it returns (tuple R Y1 ... Yk), R a number or (tuple).
+ * PARAM_OUT_ARRAY and PARAM_INOUT_ARRAY parameters, and with k > 0 output
+ * (or in-out) parameters of types Y1..Yk it returns (tuple R Y1 ... Yk), R a number or (tuple).
  *
  * Linearity (DESIGN 8.1), checked after typing in functions that contain
  * an `update`: `(update a i v)` consumes the array a, and nothing evaluated
@@ -1190,7 +1190,20 @@ static Alias *lin_if(Lin *l, Expr *e, bool *ok) {
       then_roots[i]->by = then_by[i];
       ptrvec_push(l->a, &l->log, then_roots[i]);
     }
-  return alias_union(l, array_leaves(e->type), t, f);
+  /* A branch that leaves an array alone yields it, the other yields the
+   * version it made by consuming it: either way the result is the one live
+   * version after the if, not a use of what a branch consumed (`if c then
+   * (update a i v) else a`). */
+  Alias *r = alias_union(l, array_leaves(e->type), t, f);
+  for (int k = 0; r && k < r->n; k++) {
+    PtrVec *leaf = &r->leaves[k];
+    int kept = 0;
+    for (int i = 0; i < leaf->len; i++)
+      if (!((Root *)leaf->items[i])->by)
+        leaf->items[kept++] = leaf->items[i];
+    leaf->len = kept;
+  }
+  return r;
 }
 
 /* The roots of al made outside the current loop body. */
@@ -1356,14 +1369,15 @@ static bool check_classes(Checker *c) {
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
     ParamClass pc = func_param_class(f, i);
-    bool array_class = pc == PARAM_IN_ARRAY || pc == PARAM_OUT_ARRAY;
-    if (pc == PARAM_OUT_ARRAY && !is_array(p->type))
+    bool written = func_param_written(f, i);
+    bool array_class = pc == PARAM_IN_ARRAY || written;
+    if (written && !is_array(p->type))
       return fail(c, NULL, "output parameter '%s' has type %s; expected an array",
                   p->name, tname(p->type));
     if (f->classes && pc != PARAM_INACTIVE && array_class != is_array(p->type))
       return fail(c, NULL, "parameter '%s' of type %s has the class of %s",
                   p->name, tname(p->type), array_class ? "an array" : "a scalar");
-    k += pc == PARAM_OUT_ARRAY;
+    k += written;
   }
   if (k == 0)
     return true;
@@ -1371,14 +1385,14 @@ static bool check_classes(Checker *c) {
   bool ok = r->kind == TY_TUPLE && !r->name && r->n == k + 1 &&
             (is_numeric(r->elems[0]) || type_is_unit(r->elems[0]));
   for (int i = 0, j = 1; ok && i < f->nparams; i++)
-    if (func_param_class(f, i) == PARAM_OUT_ARRAY)
+    if (func_param_written(f, i))
       ok = type_eq(r->elems[j++], f->params[i]->type);
   if (ok)
     return true;
   char want[256] = "";
   size_t len = 0;
   for (int i = 0; i < f->nparams && len < sizeof want; i++)
-    if (func_param_class(f, i) == PARAM_OUT_ARRAY)
+    if (func_param_written(f, i))
       len += (size_t)snprintf(want + len, sizeof want - len, " %s",
                               tname(f->params[i]->type));
   return fail(c, NULL, "result type %s; with %d output array%s it must be "

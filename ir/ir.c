@@ -834,10 +834,15 @@ bool func_param_active(const Func *f, int i) {
   return func_param_class(f, i) != PARAM_INACTIVE && type_is_active(f->params[i]->type);
 }
 
+bool func_param_written(const Func *f, int i) {
+  ParamClass c = func_param_class(f, i);
+  return c == PARAM_OUT_ARRAY || c == PARAM_INOUT_ARRAY;
+}
+
 int func_num_outputs(const Func *f) {
   int k = 0;
   for (int i = 0; i < f->nparams; i++)
-    k += func_param_class(f, i) == PARAM_OUT_ARRAY;
+    k += func_param_written(f, i);
   return k;
 }
 

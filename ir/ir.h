@@ -459,6 +459,11 @@ typedef enum ParamClass {
   PARAM_OUT_ARRAY,     /* double *y: an output array that f writes; the IR
                           parameter holds nothing f may read, and f's IR
                           result carries its final contents (see Func) */
+  PARAM_INOUT_ARRAY,   /* double *p that f reads before overwriting it
+                          (DESIGN 1 and 8.7): the IR parameter holds its
+                          initial contents, which f may read and update,
+                          and f's IR result carries its final contents,
+                          as for an output array */
 } ParamClass;
 
 typedef struct Func Func;
@@ -485,7 +490,11 @@ struct Func {
 };
 
 ParamClass func_param_class(const Func *f, int i);
-int func_num_outputs(const Func *f); /* number of PARAM_OUT_ARRAY params */
+/* Number of PARAM_OUT_ARRAY and PARAM_INOUT_ARRAY params: the arrays the
+ * result carries after R. */
+int func_num_outputs(const Func *f);
+/* Is parameter i's final contents part of the result (out or in-out)? */
+bool func_param_written(const Func *f, int i);
 /* Does parameter i have a shadow (tangent, adjoint or seed)? */
 bool func_param_active(const Func *f, int i);
 

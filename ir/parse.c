@@ -836,7 +836,7 @@ static Expr *convert_expr(Parser *p, const Sexp *s) {
 /* ------------------------------------------------------------ functions */
 
 /* Fills `outs` (s->n of them) with each parameter's marker: 0 none, 1
- * out, 2 inactive. */
+ * out, 2 inactive, 3 inout. */
 static bool convert_params(Parser *p, const Sexp *s, PtrVec *params, int *outs) {
   if (!is_list(s))
     return fail(p, loc_of(p, s), "expected a parameter list");
@@ -845,10 +845,13 @@ static bool convert_params(Parser *p, const Sexp *s, PtrVec *params, int *outs) 
     if (!is_list(ps) || ps->n < 2 || ps->n > 3)
       return fail(p, loc_of(p, ps), "expected a parameter '(name type)'");
     if (ps->n == 3 && !is_atom_text(ps->items[2], "out") &&
-        !is_atom_text(ps->items[2], "inactive"))
-      return fail(p, loc_of(p, ps->items[2]), "expected 'out', 'inactive' or ')' "
+        !is_atom_text(ps->items[2], "inout") && !is_atom_text(ps->items[2], "inactive"))
+      return fail(p, loc_of(p, ps->items[2]), "expected 'out', 'inout', 'inactive' or ')' "
                                               "after the parameter type");
-    outs[i] = ps->n < 3 ? 0 : is_atom_text(ps->items[2], "out") ? 1 : 2;
+    outs[i] = ps->n < 3                                ? 0
+              : is_atom_text(ps->items[2], "out")   ? 1
+              : is_atom_text(ps->items[2], "inout") ? 3
+                                                    : 2;
     const char *name = expect_binder(p, ps->items[0], "a parameter name");
     if (!name)
       return false;
@@ -875,6 +878,7 @@ static void set_classes(Parser *p, Func *f, const int *outs) {
   for (int i = 0; i < f->nparams; i++) {
     Type *t = f->params[i]->type;
     f->classes[i] = outs[i] == 1              ? PARAM_OUT_ARRAY
+                    : outs[i] == 3            ? PARAM_INOUT_ARRAY
                     : outs[i] == 2            ? PARAM_INACTIVE
                     : t->kind == TY_ARRAY     ? PARAM_IN_ARRAY
                     : type_is_active(t)       ? PARAM_ACTIVE_SCALAR

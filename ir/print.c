@@ -483,6 +483,8 @@ void print_func(FILE *out, const Func *f) {
     print_type(out, v ? v->type : NULL);
     if (f->classes && f->classes[i] == PARAM_OUT_ARRAY)
       fputs(" out", out);
+    else if (f->classes && f->classes[i] == PARAM_INOUT_ARRAY)
+      fputs(" inout", out);
     else if (f->classes && f->classes[i] == PARAM_INACTIVE && v && type_is_active(v->type))
       fputs(" inactive", out);
     fputc(')', out);

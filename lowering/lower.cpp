@@ -730,9 +730,14 @@ Expr *Lowerer::bindJoined(const std::vector<Place> &joined, Expr *value,
   std::vector<Var *> vars;
   for (const Place &p : joined) {
     vars.push_back(newPlaceVar(p));
-    if (p.elem == kWhole && arrays.count(p.decl))
-      env.arrays[p.decl] = ArrayVal{vars.back(), nullptr};
-    else
+    if (p.elem == kWhole && arrays.count(p.decl)) {
+      // a whole array stays whole: its writes are updates, which keep
+      // its length (DESIGN 8.16)
+      Expr *len = isWhole(p.decl, env) && env.arrays.at(p.decl).len
+                      ? dup(arena, env.arrays.at(p.decl).len)
+                      : nullptr;
+      env.arrays[p.decl] = ArrayVal{vars.back(), len};
+    } else
       env.vars[p] = vars.back();
   }
   Expr *body = lowerSeq(next, std::move(env), tail);

@@ -13,6 +13,92 @@ namespace lowering_detail {
 
 // -------------------------------------------------------- parameters
 
+// DESIGN.md section 1: a `double *p` that f reads before overwriting it is
+// in-out. Decided on the source alone, so that f and its callers decide
+// alike: p is in-out when its first use in evaluation order (an
+// assignment's value before its target) reads it. `p[e] = v` (or `*p = v`)
+// first makes p an output; `p[e] += v`, a read, or passing p on (other
+// than to an output parameter) first makes it in-out.
+enum class FirstUse { None, Write, Read };
+
+static bool namesParam(const CExpr *e, const clang::ParmVarDecl *p) {
+  const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  return d && d->getDecl() == p;
+}
+
+static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth);
+
+// The first use of p in the target of a plain assignment, whose value was
+// evaluated first.
+static FirstUse firstUseAsTarget(const CExpr *lhs, const clang::ParmVarDecl *p,
+                                 int depth) {
+  lhs = lhs->IgnoreParens();
+  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lhs))
+    if (namesParam(sub->getBase(), p)) {
+      FirstUse i = firstUse(sub->getIdx(), p, depth);
+      return i != FirstUse::None ? i : FirstUse::Write;
+    }
+  if (const auto *u = dyn_cast<UnaryOperator>(lhs);
+      u && u->getOpcode() == clang::UO_Deref) {
+    const CExpr *e = u->getSubExpr()->IgnoreParenImpCasts();
+    if (namesParam(e, p))
+      return FirstUse::Write;
+    if (const auto *b = dyn_cast<BinaryOperator>(e);
+        b && b->isAdditiveOp() && namesParam(b->getLHS(), p)) {
+      FirstUse k = firstUse(b->getRHS(), p, depth);
+      return k != FirstUse::None ? k : FirstUse::Write;
+    }
+  }
+  return firstUse(lhs, p, depth);
+}
+
+static bool isInOutParam(const clang::ParmVarDecl *p, int depth);
+
+static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth) {
+  if (!s)
+    return FirstUse::None;
+  if (const auto *b = dyn_cast<BinaryOperator>(s);
+      b && b->getOpcode() == clang::BO_Assign) {
+    FirstUse r = firstUse(b->getRHS(), p, depth);
+    return r != FirstUse::None ? r : firstUseAsTarget(b->getLHS(), p, depth);
+  }
+  if (const auto *d = dyn_cast<DeclRefExpr>(s))
+    return d->getDecl() == p ? FirstUse::Read : FirstUse::None;
+  if (const auto *c = dyn_cast<CallExpr>(s)) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    FirstUse r = firstUse(c->getCallee(), p, depth);
+    for (unsigned i = 0; r == FirstUse::None && i < c->getNumArgs(); i++) {
+      const CExpr *a = c->getArg(i);
+      bool asOutput = callee && namesParam(a, p) && i < callee->getNumParams() &&
+                      depth < 8;
+      if (asOutput) { // p given whole to a non-const floating pointer
+        const clang::ParmVarDecl *q = callee->getParamDecl(i);
+        QualType t = q->getType();
+        asOutput = t->isPointerType() && !t->getPointeeType().isConstQualified() &&
+                   t->getPointeeType()->isRealFloatingType() &&
+                   !isInOutParam(q, depth + 1);
+      }
+      r = asOutput ? FirstUse::Write : firstUse(a, p, depth);
+    }
+    return r;
+  }
+  for (const Stmt *c : s->children()) {
+    FirstUse r = firstUse(c, p, depth);
+    if (r != FirstUse::None)
+      return r;
+  }
+  return FirstUse::None;
+}
+
+static bool isInOutParam(const clang::ParmVarDecl *p, int depth) {
+  const auto *f = dyn_cast<FunctionDecl>(p->getDeclContext());
+  const FunctionDecl *def = f ? f->getDefinition() : nullptr;
+  if (!def || p->getFunctionScopeIndex() >= def->getNumParams())
+    return false; // not seen yet: an output until its body says otherwise
+  const clang::ParmVarDecl *q = def->getParamDecl(p->getFunctionScopeIndex());
+  return firstUse(def->getBody(), q, depth) == FirstUse::Read;
+}
+
 // The class and IR type of a parameter, or false with the problem.
 bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
                             Type *&type, std::string &problem) {
@@ -36,10 +122,13 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
       return false;
     }
     type = ty_array(arena, elem);
-    // An int array is inactive input; a floating one is output unless const.
+    // An int array is inactive input; a floating one is output (or in-out)
+    // unless const.
     cls = elem->kind != TY_INT && !pointee.isConstQualified() ? PARAM_OUT_ARRAY
                                                                : PARAM_IN_ARRAY;
-    if (cls == PARAM_OUT_ARRAY && isMarkedInactive(p)) {
+    if (cls == PARAM_OUT_ARRAY && isInOutParam(p, 0))
+      cls = PARAM_INOUT_ARRAY;
+    if (cls != PARAM_IN_ARRAY && isMarkedInactive(p)) {
       problem = "parameter '" + name + "' is marked inactive but written: only "
                 "scalars and read-only (const) arrays can be inactive";
       return false;
@@ -64,20 +153,27 @@ void Lowerer::classifyParams(Signature &s) {
     std::string problem;
     if (!classifyParam(p, cls, t, problem))
       fail(p->getLocation(), problem);
-    if (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) {
+    bool array = cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY ||
+                 cls == PARAM_INOUT_ARRAY;
+    if (array) {
       anyArray = true;
       ArrayInfo info;
-      info.role = cls == PARAM_IN_ARRAY ? ArrayRole::In : ArrayRole::Out;
+      info.role = cls == PARAM_IN_ARRAY    ? ArrayRole::In
+                  : cls == PARAM_OUT_ARRAY ? ArrayRole::Out
+                                           : ArrayRole::InOut;
       info.elem = t->elem;
       arrays[p] = info;
     }
     Var *v = newVar(p);
     v->type = t;
-    if (cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY) {
+    if (array) {
       arrays[p].param = v;
       if (cls == PARAM_OUT_ARRAY) {
         outputs.push_back(p);
         paramEnv.arrays[p] = ArrayVal{}; // nothing written yet
+      } else if (cls == PARAM_INOUT_ARRAY) {
+        outputs.push_back(p); // its final contents are part of the result
+        paramEnv.arrays[p] = ArrayVal{v, nullptr}; // the initial contents
       } else {
         paramEnv.arrays[p] = ArrayVal{v, nullptr};
       }
@@ -116,7 +212,7 @@ Type *Lowerer::resultType(const FunctionDecl *f, bool forCall) {
     std::string problem;
     if (!classifyParam(p, cls, t, problem))
       return nullptr;
-    if (cls == PARAM_OUT_ARRAY)
+    if (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY)
       parts.push_back(t);
   }
   if (parts.size() == 1)
@@ -129,7 +225,8 @@ bool Lowerer::calleeWritesArrays(const FunctionDecl *callee) {
     ParamClass cls;
     Type *t = nullptr;
     std::string problem;
-    if (classifyParam(p, cls, t, problem) && cls == PARAM_OUT_ARRAY)
+    if (classifyParam(p, cls, t, problem) &&
+        (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY))
       return true;
   }
   return false;
@@ -400,19 +497,24 @@ void Lowerer::lowerLocalArrayDecl(const VarDecl *v, Env &env,
       env.vars[p] = x;
     return;
   }
-  if (!list) {
-    env.arrays[v] = ArrayVal{};
-    return;
-  }
-  // (build N (k) (if (eq k 0) e0 (if (eq k 1) e1 ... rest)))
+  // Its whole length, known to make it whole when a write needs it.
   Expr *n = nullptr;
   if (info.fixedSize >= 0) {
     n = mkInt(info.fixedSize, loc);
   } else if (const auto *vla = dyn_cast<clang::VariableArrayType>(arr)) {
     n = lowerExpr(vla->getSizeExpr(), env);
+    if (!n->type || n->type->kind != TY_INT)
+      fail(vla->getSizeExpr()->getExprLoc(), "array size is not an integer");
+    n = simpleOrBound(toKind(n, ty_int(), loc), "size", bindings, loc);
   } else {
     fail(loc, "unsupported array type");
   }
+  env.sizes[v] = n;
+  if (!list) {
+    env.arrays[v] = ArrayVal{};
+    return;
+  }
+  // (build N (k) (if (eq k 0) e0 (if (eq k 1) e1 ... rest)))
   long long given = info.cols > 0 ? info.fixedSize // rows, zero-filled
                                   : (long long)list->getNumInits();
   if (info.fixedSize >= 0)
@@ -432,20 +534,31 @@ void Lowerer::lowerLocalArrayDecl(const VarDecl *v, Env &env,
     body = mkIf(mkPrim2(P_EQ, mkVar(k, loc), mkInt(c, loc), loc),
                 mkVar(values[(size_t)c], loc), body, loc);
   Var *y = newPlaceVar({v, kWhole});
-  bindings.push_back({y, at(ex_build(arena, n, k, body), loc), loc});
+  bindings.push_back({y, at(ex_build(arena, dup(arena, n), k, body), loc), loc});
   env.arrays[v] = ArrayVal{y, dup(arena, n)};
-  if (n->kind != E_CONST && n->kind != E_VAR)
-    env.arrays[v].len = nullptr;
   return;
 }
 
 // ------------------------------------------------------ element reads
 
+// The loop that makes d by one of the cheap forms (build, scatter), whose
+// element is a place in its body. A loop that carries d whole in its state
+// (Update) is not its owner: in its body d is an array value like outside
+// loops.
 LoopCtx *Lowerer::ownerOf(const VarDecl *d) {
   for (LoopCtx *c : loops)
-    if (c->arrays.count(d))
+    if (c->arrays.count(d) && c->arrays.at(d) != Site::Update)
       return c;
   return nullptr;
+}
+
+// Does a loop being lowered carry d in its state, updated in place? Then
+// every write to d inside it must be an update of that value.
+bool Lowerer::carriedInPlace(const VarDecl *d) {
+  for (LoopCtx *c : loops)
+    if (c->arrays.count(d) && c->arrays.at(d) == Site::Update)
+      return true;
+  return false;
 }
 
 static bool isCounterRef(const CExpr *e, const VarDecl *counter) {
@@ -506,6 +619,8 @@ Res Lowerer::resolveWrite(const ArraySubscriptExpr *s, const VarDecl *d,
                : Res::Skip;
   case Site::Scatter:
     return o->targetSite == &site ? Res::SiteTarget : Res::Skip;
+  case Site::Update: // not owned (ownerOf): an array value
+    return Res::Direct;
   }
   return Res::Skip;
 }
@@ -738,7 +853,120 @@ Expr *Lowerer::lowerElementWrite(const CExpr *write,
   return directWrite(d, lhs, write, next, std::move(env), tail);
 }
 
-// y[i] = v outside any loop that writes y: a new written prefix,
+// ---------------------------------------------------- whole arrays
+
+// Is the current value of d the whole C array, so that a write at any
+// index C allows is in range: an in-out parameter, or a local array whose
+// value has its declared length?
+bool Lowerer::isWhole(const VarDecl *d, const Env &env) {
+  const ArrayVal &a = env.arrays.at(d);
+  if (!a.value)
+    return false;
+  if (arrays.at(d).role == ArrayRole::InOut)
+    return true;
+  auto s = env.sizes.find(d);
+  return s != env.sizes.end() && a.len && exprEq(a.len, s->second);
+}
+
+// Requires: d is a local array (its size in env.sizes). Guarantees: the
+// current value of d is whole: the written prefix, zeros after it (C's
+// unwritten elements, which a correct program does not read), or a fresh
+// zeroed array when nothing was written. One O(n) copy, after which every
+// write is an O(1) update.
+void Lowerer::makeWhole(const VarDecl *d, Env &env, std::vector<Binding> &out,
+                        SourceLocation loc) {
+  if (isWhole(d, env))
+    return;
+  auto s = env.sizes.find(d);
+  if (s == env.sizes.end())
+    fail(loc, "internal error: '" + d->getNameAsString() + "' has no size");
+  Type *elem = arrays.at(d).elem;
+  ArrayVal old = env.arrays.at(d);
+  Expr *value;
+  if (!old.value) {
+    value = at(ex_alloc(arena, ty_array(arena, elem), dup(arena, s->second)), loc);
+  } else {
+    Var *k = var_new(arena, "k", ty_int());
+    value = at(ex_build(arena, dup(arena, s->second), k,
+                        oldElement(old, mkVar(k, loc), true, loc)),
+               loc);
+  }
+  Var *y = newPlaceVar({d, kWhole});
+  out.push_back({y, value, loc});
+  env.arrays[d] = ArrayVal{y, dup(arena, s->second)};
+}
+
+// Is the C index `idx` certainly below `len`, the length of an output's
+// written prefix? Cheap facts only: constants, and the counter of a loop
+// being lowered that counts up to a bound (exclusive) equal to the length,
+// or down from a start below it; a length (if (> X 0) X 0), a loop's trip
+// count, is at least X.
+bool Lowerer::provablyBelow(const CExpr *idx, const Expr *len) {
+  if (!len)
+    return false;
+  std::vector<const Expr *> bounds{len};
+  if (len->kind == E_IF && len->args[0]->kind == E_PRIM &&
+      len->args[0]->op == P_GT && isIntConst(len->args[0]->args[1], 0) &&
+      isIntConst(len->args[2], 0) && exprEq(len->args[0]->args[0], len->args[1]))
+    bounds.push_back(len->args[1]);
+  long long c, l;
+  if (constIndex(idx, c) && intConst(len, l))
+    return c >= 0 && c < l;
+  const auto *ref = dyn_cast<DeclRefExpr>(idx->IgnoreParenImpCasts());
+  if (!ref)
+    return false;
+  for (LoopCtx *lc : loops) {
+    if (lc->h.counter != ref->getDecl() || !lc->h.stmt)
+      continue;
+    for (const Expr *b : bounds) {
+      if (lc->h.step > 0 && lc->h.cmp == clang::BO_LT && lc->b.hi &&
+          (exprEq(lc->b.hi, b) ||
+           (intConst(lc->b.hi, c) && intConst(b, l) && c <= l)))
+        return true;
+      // counting down from lo: lo = X - k (k >= 1) with X the length
+      const Expr *lo = lc->b.lo;
+      if (lc->h.step < 0 && lo && lo->kind == E_PRIM && lo->op == P_SUB &&
+          intConst(lo->args[1], c) && c >= 1 && exprEq(lo->args[0], b))
+        return true;
+    }
+  }
+  return false;
+}
+
+// A write that is an update of the whole array (DESIGN 8.1):
+// `let y' = (update y i v)`, v computed first (reading y's old element for
+// `+=`). `bindings` holds what the statement computed before.
+Expr *Lowerer::updateWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
+                           const CExpr *write, std::vector<Binding> bindings,
+                           const Rest *next, Env env, const Tail &tail) {
+  SourceLocation loc = write->getExprLoc();
+  Type *elem = arrays.at(d).elem;
+  if (env.sizes.count(d))
+    makeWhole(d, env, bindings, loc);
+  ArrayVal old = env.arrays.at(d);
+  Expr *idx = simpleOrBound(lowerElementIndex(lhs, d, env), "at", bindings, loc);
+  Expr *value = writtenValue(
+      write,
+      [&] {
+        Expr *e = at(ex_index(arena, mkVar(old.value, loc), dup(arena, idx)), loc);
+        e->type = elem;
+        return e;
+      },
+      env);
+  Var *v = var_new(arena, (d->getNameAsString() + "_val").c_str(), elem);
+  bindings.push_back({v, value, loc});
+  Var *y = newPlaceVar({d, kWhole});
+  Expr *upd = at(ex_update(arena, mkVar(old.value, loc), dup(arena, idx), mkVar(v, loc)), loc);
+  upd->type = old.value->type;
+  bindings.push_back({y, upd, loc});
+  env.arrays[d] = ArrayVal{y, old.len ? dup(arena, old.len) : nullptr};
+  return wrapInLets(bindings, lowerSeq(next, std::move(env), tail));
+}
+
+// y[i] = v outside any loop that writes y by a cheap form. A whole array
+// (an in-out parameter, a local made whole) is updated in place; so is an
+// output whose written prefix certainly holds element i. Otherwise, for an
+// output, a new written prefix,
 // (build L' (k) (if (eq k i) v (index y k))) with L' = max(len y, i + 1).
 Expr *Lowerer::directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
                            const CExpr *write, const Rest *next, Env env,
@@ -750,6 +978,27 @@ Expr *Lowerer::directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
   if (const auto *b = dyn_cast<BinaryOperator>(write);
       b && b->getOpcode() == clang::BO_Assign)
     lowerEffects(b->getRHS(), env, bindings);
+  // Updates where the prefix cannot serve (a loop's state, an in-out
+  // parameter, a local first written past index 0) or need not (a whole
+  // array outside loop bodies: O(1) instead of a copy per write, also
+  // under conditions); in a loop body that does not carry the array, the
+  // prefix, which reverse mode handles there (updates in loop bodies wait
+  // for DESIGN 8.2's undo).
+  bool local = env.sizes.count(d) != 0;
+  bool inPlace = carriedInPlace(d);
+  bool firstNotZero = !old.value && !isIntConst(lowerElementIndex(lhs, d, env), 0);
+  if (arrays.at(d).role == ArrayRole::InOut || (local && (inPlace || firstNotZero)) ||
+      (loops.empty() && isWhole(d, env)) ||
+      (inPlace && old.value && !rowIndex(lhs, d) &&
+       provablyBelow(lhs->getIdx(), old.len)))
+    return updateWrite(d, lhs, write, std::move(bindings), next, std::move(env),
+                       tail);
+  if (inPlace)
+    fail(lhs->getExprLoc(),
+         "a loop updates output '" + d->getNameAsString() + "' at '" +
+             text(lhs->getIdx()) + "', which may lie beyond the elements "
+             "written before the loop; not supported (write the whole output "
+             "first, or count up to the length it was written with)");
   Expr *idx = simpleOrBound(lowerElementIndex(lhs, d, env), "at", bindings,
                             loc);
   Expr *value = writtenValue(
@@ -953,6 +1202,10 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     Type *t = nullptr;
     std::string problem;
     classifyParam(p, cls, t, problem);
+    if (cls == PARAM_INOUT_ARRAY)
+      fail(a->getExprLoc(), "call to '" + name + "', whose parameter '" +
+                                p->getNameAsString() + "' is in-out (read "
+                                "before it is overwritten); not supported yet");
     if (cls != PARAM_IN_ARRAY && cls != PARAM_OUT_ARRAY) {
       args.push_back(lowerExpr(a, env));
       continue;

@@ -52,7 +52,7 @@ Signature Lowerer::customSignature(const FunctionDecl *g,
     std::string problem;
     if (!classifyParam(p, cls, t, problem))
       fail(callLoc, "CHAD_CUSTOM function '" + name + "': " + problem);
-    if (cls == PARAM_OUT_ARRAY)
+    if (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY)
       fail(callLoc, "CHAD_CUSTOM function '" + name + "' writes array "
                     "parameter '" + paramName(p, i) + "': custom functions "
                     "with output arrays are not supported yet (make it "

@@ -430,6 +430,7 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
              ? mkPrim2(P_SUB, hi, mkConst(cmpType, (double)h.offset, loc), loc)
              : iSub(hi, kInt(cmpType, h.offset, loc), loc);
   hi = simpleOrBound(hi, "hi", pre, loc);
+  b.hi = hi;
   Expr *loC = lo;
   if (!type_eq(cmpType, counterType))
     loC = simpleOrBound(convert(dup(arena, lo), h.counter->getType(), h.hi->getType(), loc),
@@ -588,14 +589,6 @@ void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
       Place p{a, kWhole};
       long long c;
       bool constant = constElement(sub, a, c);
-      // The loop forms recognise one-dimensional patterns (y[i], y[i*m +
-      // j], y[idx[i]]): a loop writing R[i][j] has none of them yet.
-      if (!(arrays.at(a).scalarReplaced && constant) && rowIndex(sub, a) &&
-          env.arrays.count(a))
-        fail(sub->getExprLoc(),
-             "loop writes two-dimensional array '" + a->getNameAsString() +
-                 "' at a computed index; not supported yet (write it with "
-                 "constant indices, or use a flat array 'R[i * m + j]')");
       if (arrays.at(a).scalarReplaced && constant) {
         if (env.arrays.count(a)) {
           recordWrite(sc, {a, (int)c}, accumulate,
@@ -609,11 +602,12 @@ void Lowerer::scanWrite(const CExpr *write, const CExpr *lhs, const CExpr *rhs,
           sc.written.insert(a);
         }
       } else if (env.arrays.count(a)) {
-        if (sc.inWhile)
-          fail(sub->getExprLoc(),
-               "a 'while' or 'do' loop writes array '" + a->getNameAsString() +
-                   "'; not supported yet (only scalars may change in such loops)");
         Site site;
+        // The cheap forms recognise one-dimensional patterns (y[i], y[i*m
+        // + j], y[idx[i]]) over a known trip count: R[i][j], or a write in
+        // a while loop, is an update.
+        site.inWhile = sc.inWhile > 0;
+        site.twoDim = rowIndex(sub, a) != nullptr;
         site.array = a;
         site.write = write;
         site.sub = sub;
@@ -691,7 +685,7 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
           std::string problem;
           if (i < callee->getNumParams() &&
               classifyParam(callee->getParamDecl(i), cls, t, problem) &&
-              cls == PARAM_OUT_ARRAY)
+              (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY))
             fail(a->getExprLoc(), "loop writes array '" +
                                       d->getNameAsString() +
                                       "' through a call to '" +
@@ -784,34 +778,46 @@ bool Lowerer::isFlatPattern(const CExpr *idx, const LoopHeader &outer,
   return false;
 }
 
+// Each array the loop writes gets the cheapest form that computes it:
+// build (Slot, FlatSlot) or scatter when its writes and reads match their
+// patterns, else Update: the array is carried whole in the loop's state
+// and every write is an update (DESIGN 8.16). A loop with one Update array
+// carries all its effects in one fold: every array it writes is Update
+// (a build or scatter beside the fold could not read the state), and
+// lowerFor makes every scalar it writes state.
 void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
   const LoopHeader &h = lc.h;
-  std::string counter = h.counter->getNameAsString();
+  bool anyUpdate = false;
+  std::map<const VarDecl *, Site::Kind> kinds;
   for (const VarDecl *d : sc.siteOrder) {
     std::vector<Site> &sites = sc.sites[d];
     std::vector<const ArrayRead *> reads;
     for (const ArrayRead &r : sc.reads)
       if (r.array == d)
         reads.push_back(&r);
-    std::string name = d->getNameAsString();
-    std::string carried = "loop carries array '" + name +
-                          "' from one iteration to the next; not supported "
-                          "yet";
     bool step1 = h.step == 1 || h.step == -1;
     bool allCounter = step1, anyNested = false, allAcc = true;
+    // an in-out parameter has no length to build with, a value carried
+    // whole by an enclosing loop must stay in place, a while or a loop
+    // that breaks has no trip count for a build
+    bool forced = arrays.at(d).role == ArrayRole::InOut || carriedInPlace(d) ||
+                  !h.stmt || lc.hasBreak;
     for (const Site &s : sites) {
       allCounter = allCounter && isCounterRef(s.sub->getIdx(), h.counter);
       anyNested = anyNested || !s.path.empty();
       allAcc = allAcc && s.accumulate;
+      forced = forced || s.inWhile || s.twoDim;
     }
-    Site::Kind kind;
-    if (allCounter && allAcc && !anyNested && reads.empty()) {
+    Site::Kind kind = Site::Update;
+    if (forced) {
+      kind = Site::Update;
+    } else if (allCounter && allAcc && !anyNested && reads.empty()) {
       kind = Site::Scatter;
     } else if (allCounter) {
+      kind = Site::Slot;
       for (const ArrayRead *r : reads)
         if (!r->sub || !isCounterRef(r->sub->getIdx(), h.counter))
-          fail(r->at->getExprLoc(), carried);
-      kind = Site::Slot;
+          kind = Site::Update; // reads what another iteration wrote
     } else {
       // y[i*m + j] written in one inner loop, both loops from 0 by 1
       bool flat = false;
@@ -838,36 +844,24 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
       if (flat) {
         kind = Site::FlatSlot;
         lc.flatInner[d] = inner;
-      } else if (allAcc) {
-        if (!reads.empty())
-          fail(reads[0]->at->getExprLoc(), carried);
+      } else if (allAcc && reads.empty()) {
+        // a scatter-add, flattened over rectangular inner loops
         kind = Site::Scatter;
         for (const Site &s : sites)
           for (const ForStmt *f : s.path) {
             LoopHeader fh = parseHeader(f, nullptr);
             if (!fh.lo || !invariantIn(fh.lo, sc, h) ||
                 !invariantIn(fh.hi, sc, h))
-              fail(s.sub->getExprLoc(),
-                   "accumulation into '" + name +
-                       "' in a nested loop whose bounds change with the "
-                       "enclosing loop is not supported yet");
+              kind = Site::Update; // a triangular nest
           }
-      } else {
-        const Site *bad = &sites[0];
-        for (const Site &s : sites)
-          if (!s.accumulate && !isCounterRef(s.sub->getIdx(), h.counter)) {
-            bad = &s;
-            break;
-          }
-        fail(bad->sub->getExprLoc(),
-             "loop writes '" + text(bad->sub) +
-                 "' at an index other than its counter '" + counter +
-                 "'; in a loop only '" + name + "[" + counter +
-                 "] = ...' (with step 1 or -1) and accumulations '" + name +
-                 "[...] += ...' are supported");
       }
     }
-    for (Site &s : sites) {
+    kinds[d] = kind;
+    anyUpdate = anyUpdate || kind == Site::Update;
+  }
+  for (const VarDecl *d : sc.siteOrder) {
+    Site::Kind kind = anyUpdate ? Site::Update : kinds[d];
+    for (Site &s : sc.sites[d]) {
       s.kind = kind;
       lc.siteOf[s.write] = lc.sites.size();
       lc.sites.push_back(s);
@@ -884,7 +878,8 @@ bool Lowerer::neededAfter(const Place &p, const Rest *next, const Tail &tail) {
       std::find(tail.joined->begin(), tail.joined->end(), p) !=
           tail.joined->end())
     return true;
-  if (arrays.count(p.decl) && arrays.at(p.decl).role == ArrayRole::Out)
+  if (arrays.count(p.decl) && (arrays.at(p.decl).role == ArrayRole::Out ||
+                               arrays.at(p.decl).role == ArrayRole::InOut))
     return true;
   for (const Rest *r = next; r; r = r->outer)
     for (const Stmt *s : r->stmts)
@@ -924,9 +919,13 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
   }
   Var *counterVar = env.vars[{counter, kWhole}];
   for (size_t j = 0; j < spec.statePlaces.size(); j++) {
-    Var *v = newPlaceVar(spec.statePlaces[j]);
+    const Place &p = spec.statePlaces[j];
+    Var *v = newPlaceVar(p);
     bind.push_back({v, mkGet((int)j, mkVar(spec.state, loc), loc), loc});
-    env.vars[spec.statePlaces[j]] = v;
+    if (isArrayPlace(p)) // an array carried whole: same length every step
+      env.arrays[p.decl] = ArrayVal{v, lenCopy(entry.arrays.at(p.decl))};
+    else
+      env.vars[p] = v;
     spec.stateVars.push_back(v);
   }
   for (const Place &p : spec.carried) {
@@ -1124,6 +1123,18 @@ Expr *Lowerer::buildTarget(LoopCtx &lc, const VarDecl *d, Site::Kind kind,
   if (fresh || replace) {
     result.len = nExpr;
     return at(ex_build(arena, dup(arena, n), j, body), loc);
+  }
+  // Over a whole array: C writes inside it, so the length stays (and the
+  // array stays whole).
+  if (isWhole(d, entry) && old.len) {
+    Expr *end = simpleOrBound(iAdd(dup(arena, imin), dup(arena, n), loc),
+                              "end", pre, loc);
+    Expr *inRange = mkPrim2(P_AND, iCmp(P_GE, mkVar(j, loc), dup(arena, imin), loc),
+                            iCmp(P_LT, mkVar(j, loc), end, loc), loc);
+    result.len = dup(arena, old.len);
+    return at(ex_build(arena, dup(arena, old.len), j,
+                       mkIf(inRange, body, oldElement(old, mkVar(j, loc), false, loc), loc)),
+              loc);
   }
   // Over an old prefix: elements outside [imin, imin + n) keep their value.
   long long ci, cl;
@@ -1328,6 +1339,38 @@ Expr *Lowerer::settleFold(LoopCtx &lc, const Env &entry,
   return nullptr;
 }
 
+bool Lowerer::isArrayPlace(const Place &p) {
+  return p.elem == kWhole && arrays.count(p.decl) != 0;
+}
+
+Expr *Lowerer::lenCopy(const ArrayVal &a) {
+  return a.len ? dup(arena, a.len) : nullptr;
+}
+
+// Requires: classifyArrays ran. Guarantees: each array the loop carries
+// whole (Update) has a whole value in `env` before the loop (a local made
+// whole, an in-out parameter, an output's written prefix), and the result
+// lists their places, for the fold's state.
+std::vector<Place> Lowerer::carriedArrays(LoopCtx &lc, LoopScan &sc, Env &env,
+                                          std::vector<Binding> &pre) {
+  std::vector<Place> out;
+  for (const VarDecl *d : sc.siteOrder) {
+    if (lc.arrays.at(d) != Site::Update)
+      continue;
+    const Site &first = sc.sites.at(d)[0];
+    if (env.sizes.count(d))
+      makeWhole(d, env, pre, lc.h.kw);
+    else if (!env.arrays.at(d).value)
+      fail(first.sub->getExprLoc(),
+           "loop writes output '" + d->getNameAsString() + "' at '" +
+               text(first.sub->getIdx()) + "' before it is written from "
+               "index 0 up; not supported (write the whole output first, or "
+               "in order 'y[i] = ...' at the loop counter)");
+    out.push_back(Place{d, kWhole});
+  }
+  return out;
+}
+
 Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
                         const Tail &tail) {
   for (LoopCtx *o : loops)
@@ -1337,12 +1380,15 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   LoopCtx lc;
   lc.h = parseHeader(s, &env);
   LoopScan sc = scanLoop(lc.h, env);
+  lc.hasReturn = containsReturnStmt(s->getBody());
+  lc.hasBreak = containsLoopExit(s->getBody(), true) || lc.hasReturn;
   classifyArrays(lc, sc, env);
   requireInvariant(lc.h.hi, sc, lc.h, lc.h.hi->getExprLoc(),
                    "loop bound '" + text(lc.h.hi) +
                        "' changes inside the loop; not supported");
   std::vector<Binding> pre;
   lc.b = lowerBounds(lc.h, env, pre);
+  std::vector<Place> inPlace = carriedArrays(lc, sc, env, pre);
 
   // Accumulators that sum exactly, grouped by the loops they sit in; every
   // other scalar written is state.
@@ -1350,7 +1396,7 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   std::map<Place, std::vector<const ForStmt *>> pathOf;
   for (const Place &p : sc.order) {
     std::vector<const ForStmt *> path;
-    if (sc.writes[p].accumulateOnly && !sc.otherReads.count(p) &&
+    if (inPlace.empty() && sc.writes[p].accumulateOnly && !sc.otherReads.count(p) &&
         exactSum(lc, sc, p, env, path)) {
       accs.push_back(p);
       pathOf[p] = path;
@@ -1359,14 +1405,13 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
     }
   }
 
+  state.insert(state.end(), inPlace.begin(), inPlace.end());
+
   // A loop that breaks or returns: everything it writes is state, with the
-  // flag first (and the returned value).
-  lc.hasReturn = containsReturnStmt(s->getBody());
-  lc.hasBreak = containsLoopExit(s->getBody(), true) || lc.hasReturn;
+  // flag first (and the returned value); the arrays it writes are carried
+  // whole (classifyArrays).
   Place done{lc.h.counter, kDone}, returned{lc.h.counter, kRetVal};
   if (lc.hasBreak) {
-    if (!lc.arrays.empty() || !sc.siteOrder.empty())
-      fail(loc, "a loop with 'break' or 'return' that writes arrays is not supported yet");
     if (!lc.h.declaredInInit && neededAfter({lc.h.counter, kWhole}, next, tail))
       fail(lc.h.counter->getLocation(),
            "the counter '" + lc.h.counter->getNameAsString() + "' of a loop with "
@@ -1391,7 +1436,10 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   auto bindPlace = [&](const Place &p, Expr *value) {
     Var *v = newPlaceVar(p);
     post.push_back({v, value, loc});
-    out.vars[p] = v;
+    if (isArrayPlace(p)) // updates keep the length it had before the loop
+      out.arrays[p.decl] = ArrayVal{v, lenCopy(env.arrays.at(p.decl))};
+    else
+      out.vars[p] = v;
   };
   // Slot arrays: is the old element at the counter inside the old prefix?
   for (auto &[d, kind] : lc.arrays) {
@@ -1495,9 +1543,11 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
       bindPlace(state[j], mkGet((int)j, mkVar(r, loc), loc));
   }
 
-  // arrays
+  // arrays (those carried whole are in the fold)
   for (const VarDecl *d : sc.siteOrder) {
     Site::Kind kind = lc.arrays.at(d);
+    if (kind == Site::Update)
+      continue;
     if (kind == Site::Scatter) {
       for (const Site &site : lc.sites) {
         if (site.array != d)
@@ -1541,6 +1591,8 @@ Expr *Lowerer::initialState(const std::vector<Place> &state, Expr *body,
   Liveness live;
   liveness(body, live);
   for (size_t j = 0; j < state.size(); j++) {
+    if (isArrayPlace(state[j]))
+      continue; // carriedArrays made it whole
     auto v = env.vars.find(state[j]);
     if ((v == env.vars.end() || !v->second) && live.liveLets.count(spec.stateVars[j]))
       fail(sc.writes[state[j]].first->getExprLoc(),
@@ -1548,6 +1600,10 @@ Expr *Lowerer::initialState(const std::vector<Place> &state, Expr *body,
   }
   std::vector<Expr *> init;
   for (const Place &p : state) {
+    if (isArrayPlace(p)) {
+      init.push_back(mkVar(env.arrays.at(p.decl).value, loc));
+      continue;
+    }
     Var *v = env.vars.count(p) ? env.vars.at(p) : nullptr;
     init.push_back(v ? mkVar(v, loc) : mkConst(placeType(p), 0, loc));
   }
@@ -1602,7 +1658,8 @@ LoopHeader Lowerer::whileHeader(const Stmt *s) {
 // the condition write (the state: no sums, since the trip count is known
 // only when the loop stops), the body yielding the condition evaluated
 // after it. `break` and `return` set the flag as in a for loop, and make
-// the condition 0. Writing arrays in such a loop is not supported yet.
+// the condition 0. The arrays it writes are carried whole in the state
+// and updated (DESIGN 8.16).
 Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
                           const Tail &tail) {
   LoopCtx lc;
@@ -1611,8 +1668,11 @@ Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
   lc.b.lo = mkInt(0, loc);
   lc.b.step = 1;
   LoopScan sc = scanLoop(lc.h, env);
+  classifyArrays(lc, sc, env); // every array it writes is carried whole
   std::vector<Place> state = sc.order;
   std::vector<Binding> pre;
+  std::vector<Place> inPlace = carriedArrays(lc, sc, env, pre);
+  state.insert(state.end(), inPlace.begin(), inPlace.end());
   // whether the first step runs: the condition before the loop (and its
   // effects), or 1 for a do loop
   Expr *go = mkInt(1, loc);
@@ -1656,7 +1716,10 @@ Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
     for (size_t j = 0; j < state.size(); j++) {
       Var *v = newPlaceVar(state[j]);
       post.push_back({v, mkGet((int)j, mkVar(r, loc), loc), loc});
-      out.vars[state[j]] = v;
+      if (isArrayPlace(state[j]))
+        out.arrays[state[j].decl] = ArrayVal{v, lenCopy(env.arrays.at(state[j].decl))};
+      else
+        out.vars[state[j]] = v;
     }
   }
   if (bodiesLowered == loweredBefore) { // no effect outside: for its errors

@@ -103,6 +103,10 @@ struct ArrayVal {
 struct Env {
   std::map<Place, Var *> vars;
   std::map<const VarDecl *, ArrayVal> arrays;
+  // The whole length of a local array (its declared size, an expression
+  // over SSA variables in scope): an array whose value has this length is
+  // whole, and writes to it are updates (DESIGN 8.16).
+  std::map<const VarDecl *, Expr *> sizes;
 };
 
 enum class ArrayRole {
@@ -111,6 +115,8 @@ enum class ArrayRole {
   Local, // a local array: written from index 0 up before it is read
   View,  // a local pointer into an array (`const double *row = A + i*m`):
          // an IR view of it, read only, assigned only where declared
+  InOut, // an in-out array parameter (DESIGN 1, 8.7): holds its initial
+         // contents, every write an update of the whole array
 };
 
 struct ArrayInfo {
@@ -193,13 +199,17 @@ struct LoopHeader {
 
 // A write to an element of an array declared outside the loop.
 struct Site {
-  enum Kind { Slot, FlatSlot, Scatter } kind = Slot;
+  // Update: none of the cheap patterns; the array is whole, carried in the
+  // loop's fold (or while) state and written by updates (DESIGN 8.16)
+  enum Kind { Slot, FlatSlot, Scatter, Update } kind = Slot;
   const VarDecl *array = nullptr;
   const CExpr *write = nullptr; // the assignment, compound assignment, ++/--
   const ArraySubscriptExpr *sub = nullptr;
   std::vector<const ForStmt *> path; // loops between the body and the write
   bool accumulate = false;           // += -= ++ -- or y[e] = y[e] + v
   bool plain = false;                // y[e] = v
+  bool inWhile = false;              // in a while or do loop in the body
+  bool twoDim = false;               // R[i][j] at a computed index
 };
 
 // The IR of a loop's bounds, in the environment before the loop.
@@ -208,6 +218,8 @@ struct Bounds {
   Expr *trip = nullptr;     // number of iterations (var or const)
   Expr *tripExpr = nullptr; // the same, as an expression over SSA values:
                             // compared structurally with array lengths
+  Expr *hi = nullptr;       // the bound the counter is compared with (after
+                            // the offset), in the comparison's type
   Expr *imin = nullptr;     // |step| == 1: the smallest counter value (when
                             // trip > 0), as an expression
   long long step = 1;
@@ -475,6 +487,18 @@ public:
   Expr *directWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
                     const CExpr *write, const Rest *next, Env env,
                     const Tail &tail);
+  Expr *updateWrite(const VarDecl *d, const ArraySubscriptExpr *lhs,
+                    const CExpr *write, std::vector<Binding> bindings,
+                    const Rest *next, Env env, const Tail &tail);
+  bool isWhole(const VarDecl *d, const Env &env);
+  void makeWhole(const VarDecl *d, Env &env, std::vector<Binding> &out,
+                 SourceLocation loc);
+  bool carriedInPlace(const VarDecl *d);
+  bool provablyBelow(const CExpr *idx, const Expr *len);
+  bool isArrayPlace(const Place &p);
+  Expr *lenCopy(const ArrayVal &a);
+  std::vector<Place> carriedArrays(LoopCtx &lc, LoopScan &sc, Env &env,
+                                   std::vector<Binding> &pre);
   Expr *writtenValue(const CExpr *write, const std::function<Expr *()> &old,
                      const Env &env);
   Expr *accumulatedValue(const CExpr *write, QualType elemType,

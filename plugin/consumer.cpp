@@ -151,7 +151,14 @@ void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
     u.prototypes = prototypesOfSignature(lowered.sig);
   }
   u.isStatic = !fd->isExternallyVisible();
-  if (!lowered.wrapperPrototypes.empty()) {
+  if (!lowered.wrapperPrototypes.empty() && options.forwardOnly && u.func) {
+    // the struct wrappers call f_rev too: not made in this mode
+    report.cannotDifferentiate(fd->getLocation(), nameOf(fd),
+                               "structs as parameters or result are not "
+                               "supported with forward-only yet");
+    u.func = nullptr;
+    u.status = Status::Failed;
+  } else if (!lowered.wrapperPrototypes.empty()) {
     // the contract's prototypes, not the flat function's
     u.prototypes = lowered.wrapperPrototypes;
     u.wrappers = lowered.wrapperDefinitions;
@@ -182,7 +189,8 @@ void ChadConsumer::addCustoms(const std::vector<Signature> &customs) {
 }
 
 std::string ChadConsumer::prototypesOf(Func *f) {
-  return take(emit_prototypes(module, f));
+  return take(options.forwardOnly ? emit_prototypes_forward(module, f)
+                                  : emit_prototypes(module, f));
 }
 
 // Prototypes of a function that stays out of the module: made in a scratch
@@ -194,7 +202,8 @@ std::string ChadConsumer::prototypesOfSignature(const Signature &sig) {
   f->loc = sig.loc;
   f->is_static = sig.isStatic;
   f->classes = classesOf(scratch, sig);
-  std::string text = take(emit_prototypes(scratch, f));
+  std::string text = take(options.forwardOnly ? emit_prototypes_forward(scratch, f)
+                                              : emit_prototypes(scratch, f));
   module_free(scratch);
   return text;
 }
@@ -295,11 +304,14 @@ std::string ChadConsumer::differentiate(Unit &u) {
   }
   AdOptions ad = {};
   ad.dump = dump ? stderr : nullptr;
+  ad.forward_only = options.forwardOnly;
   if (!ad_differentiate(module, u.func, &ad, &err)) {
     reportCoreError(u, err, /*internal=*/false);
     return "";
   }
-  char *definitions = emit_definitions(module, u.func, &err);
+  char *definitions = options.forwardOnly
+                            ? emit_definitions_forward(module, u.func, &err)
+                            : emit_definitions(module, u.func, &err);
   if (!definitions) {
     reportCoreError(u, err, /*internal=*/false);
     return "";

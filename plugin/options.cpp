@@ -20,6 +20,10 @@ bool parsePluginArg(const std::string &arg, PluginOptions &options,
     options.dumpAll = true;
     return true;
   }
+  if (arg == "forward-only") {
+    options.forwardOnly = true;
+    return true;
+  }
   if (valueOf(arg, "dump", value) && !value.empty()) {
     options.dumpOnly.insert(value);
     return true;

@@ -6,6 +6,8 @@
 //   dump=NAME      the same for function NAME only (repeatable)
 //   emit-dir=DIR   also write the generated C to DIR/<input file>.chad.c
 //   header=FILE    write FILE, a header declaring the TU's f_fwd/f_rev
+//   forward-only   make f_fwd only (no f_rev): for code whose reverse mode
+//                  is not built yet, and for users who need only tangents
 // and explains anything else in `error`, so the plugin can refuse to run
 // instead of silently ignoring a typo.
 #ifndef CHAD_PLUGIN_OPTIONS_H
@@ -21,6 +23,7 @@ struct PluginOptions {
   std::set<std::string> dumpOnly;
   std::string emitDir;    // empty: write nothing
   std::string headerFile; // empty: write no header
+  bool forwardOnly = false; // f_fwd only, no f_rev
 
   bool wantsDump(const std::string &function) const {
     return dumpAll || dumpOnly.count(function) != 0;

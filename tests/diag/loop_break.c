@@ -1,11 +1,13 @@
-/* 'break' is accepted in 'for' loops (tests/e2e/jumps.c); what stays out. */
+/* 'break' is accepted in 'for' loops (tests/e2e/jumps.c), also when the
+   loop writes arrays (tests/e2e/updates_loops.c); what stays out: an output
+   first written by such a loop, whose length no trip count gives. */
 __attribute__((differentiable))
 double f(const double *a, double *y, int n) {
   double s = 0;
-  for (int i = 0; i < n; i++) { // expect-error: cannot differentiate 'f': a loop with 'break' or 'return' that writes arrays is not supported yet
+  for (int i = 0; i < n; i++) {
     if (a[i] < 0)
       break;
-    y[i] = a[i];
+    y[i] = a[i]; // expect-error: cannot differentiate 'f': loop writes output 'y' at 'i' before it is written from index 0 up; not supported (write the whole output first, or in order 'y[i] = ...' at the loop counter)
   }
   return s;
 }

@@ -359,6 +359,7 @@ static inline int gc_summary(void) {
  *   f(x, y):            y = F(x)
  *   fwd(x, dx, y, dy):  y = F(x) and dy = J dx, from f_fwd
  *   rev(x, x_b, y, y_b): y = F(x) and x_b += J^T y_b, from f_rev
+ *                        (NULL: forward mode only, the checks of f_fwd)
  *
  * At every point gca_check checks that
  *
@@ -530,6 +531,8 @@ static inline void gca_check_point(const struct gca_problem *p, const double *xi
         }
     }
     gca_report(ok, p, x, msg);
+    if (!p->rev) /* forward mode only (a problem whose f_rev is not made) */
+        return;
 
     /* f_rev with a random seed: same outputs; gradient of <y_b, F> by FD. */
     for (j = 0; j < p->nout; j++) {

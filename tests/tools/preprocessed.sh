@@ -17,12 +17,17 @@ e2e=$here/../e2e
 # clang 15 and 16 warn under -pedantic about the line markers of any .i
 # file (-Wgnu-line-marker, which clang 14 does not know): clang's matter,
 # not chad's, so that warning is left out.
-flags="-std=c11 -O1 -Wall -Wextra -pedantic -Werror -Wno-unknown-warning-option -Wno-gnu-line-marker"
+base_flags="-std=c11 -O1 -Wall -Wextra -pedantic -Werror -Wno-unknown-warning-option -Wno-gnu-line-marker"
 rm -rf "$work"
 mkdir -p "$work/local" "$work/remote"
 n=0
 for src in "$e2e"/*.c; do
     name=$(basename "$src" .c)
+    # a file reverse mode cannot take yet (tests/e2e/CMakeLists.txt)
+    flags=$base_flags
+    if grep -q 'chad-e2e: forward-only' "$src"; then
+        flags="$flags -fplugin-arg-chad-forward-only"
+    fi
     case $mode in
     save-temps)
         (cd "$work/local" &&
