@@ -1027,41 +1027,102 @@ static Expr *loop_handle(Rev *s, Bindings *reverse, const VarMap *rhs_of, Expr *
  * updates and aliases to what they are versions of: an atom bound outside
  * the branch (or a projection of one), or NULL for an array the branch
  * makes itself. */
+static bool same_root(const Expr *a, const Expr *b) {
+  if (a->kind != b->kind)
+    return false;
+  if (a->kind == E_GET)
+    return a->index == b->index && same_root(a->args[0], b->args[0]);
+  return atom_eq(a, b);
+}
+
 static void branch_roots(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *roots) {
-  for (int guard = 0; atom->kind == E_VAR && guard < 100000; guard++) {
-    Expr *rhs = varmap_get(branch_rhs, atom->var);
-    if (!rhs)
-      break; /* bound outside the branch */
-    if (rhs->kind == E_VAR || rhs->kind == E_UPDATE) {
-      atom = rhs->kind == E_VAR ? rhs : rhs->args[0];
-      continue;
+  int n = array_leaf_count(t);
+  Expr *rhs = atom->kind == E_VAR ? varmap_get(branch_rhs, atom->var) : NULL;
+  if (!rhs) { /* bound outside the branch */
+    if (t->kind == TY_ARRAY) {
+      ptrvec_push(s->a, roots, atom);
+      return;
     }
-    if (rhs->kind == E_TUPLE && t->kind == TY_TUPLE) {
+    for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
+      if (array_leaf_count(t->elems[j]))
+        branch_roots(s, branch_rhs, ex_get(s->a, j, atom), t->elems[j], roots);
+    return;
+  }
+  switch (rhs->kind) {
+  case E_VAR:
+    branch_roots(s, branch_rhs, rhs, t, roots);
+    return;
+  case E_UPDATE:
+    branch_roots(s, branch_rhs, rhs->args[0], t, roots);
+    return;
+  case E_FOLD:
+  case E_WHILE: /* a loop updates its arrays in place (checked when it is reversed) */
+    branch_roots(s, branch_rhs, rhs->args[1], t, roots);
+    return;
+  case E_TUPLE:
+    if (t->kind == TY_TUPLE) {
       for (int j = 0; j < rhs->nargs; j++)
         branch_roots(s, branch_rhs, rhs->args[j], t->elems[j], roots);
       return;
     }
-    for (int j = 0, n = array_leaf_count(t); j < n; j++)
-      ptrvec_push(s->a, roots, NULL);
+    break;
+  case E_IF: { /* a nested if: the roots both its branches agree on */
+    PtrVec r[2] = {{0}, {0}};
+    for (int k = 0; k < 2; k++) {
+      VarMap inner = {0};
+      for (Expr *e = rhs->args[1 + k]; e->kind == E_LET; e = e->body)
+        varmap_put(&inner, e->var, e->args[0]);
+      VarMap both = {0};
+      varmap_copy_into(&both, branch_rhs);
+      varmap_copy_into(&both, &inner);
+      branch_roots(s, &both, block_result_atom(rhs->args[1 + k]), t, &r[k]);
+      varmap_free(&inner);
+      varmap_free(&both);
+    }
+    for (int j = 0; j < n; j++) {
+      Expr *a = j < r[0].len ? r[0].items[j] : NULL, *b = j < r[1].len ? r[1].items[j] : NULL;
+      ptrvec_push(s->a, roots, a && b && same_root(a, b) ? a : NULL);
+    }
     return;
   }
-  if (t->kind == TY_ARRAY) {
-    ptrvec_push(s->a, roots, atom);
+  case E_GET: {
+    Type *tt = rhs->args[0]->type;
+    PtrVec all = {0};
+    branch_roots(s, branch_rhs, rhs->args[0], tt, &all);
+    int from = array_leaf_offset(tt, rhs->index);
+    for (int j = 0; j < n; j++)
+      ptrvec_push(s->a, roots, from + j < all.len ? all.items[from + j] : NULL);
     return;
   }
-  for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
-    if (array_leaf_count(t->elems[j]))
-      branch_roots(s, branch_rhs, ex_get(s->a, j, atom), t->elems[j], roots);
+  default:
+    break;
+  }
+  for (int j = 0; j < n; j++) /* an array the branch makes */
+    ptrvec_push(s->a, roots, NULL);
 }
 
 /* The buffer of a root: a variable's, or a field of a tuple's handle. */
-static Expr *root_buf(Rev *s, Expr *root) {
-  if (root->kind == E_VAR)
-    return buf_of(s, root);
-  if (root->kind != E_GET)
-    return NULL;
-  Expr *h = root_buf(s, root->args[0]);
-  return h && h->kind == E_TUPLE ? h->args[root->index] : NULL;
+static Expr *root_buf(Rev *s, const VarMap *rhs_of, Expr *root) {
+  if (root->kind == E_GET) {
+    Expr *h = root_buf(s, rhs_of, root->args[0]);
+    return h && h->kind == E_TUPLE ? h->args[root->index] : NULL;
+  }
+  /* through this block's aliases, whose buffers are resolved only after
+   * the backward walk: the projections of a loop's state, say */
+  for (int guard = 0; root && root->kind == E_VAR && guard < 100000; guard++) {
+    Expr *h = buf_of(s, root);
+    if (h)
+      return h;
+    Expr *rhs = varmap_get(rhs_of, root->var);
+    if (!rhs)
+      return NULL;
+    if (rhs->kind == E_GET) {
+      Expr *t = root_buf(s, rhs_of, rhs->args[0]);
+      return t && t->kind == E_TUPLE ? t->args[rhs->index] : NULL;
+    }
+    root = rhs->kind == E_VAR ? rhs : rhs->kind == E_UPDATE ? rhs->args[0] : NULL;
+  }
+  return NULL;
 }
 
 static void block_rhs(Expr *e, VarMap *out) {
@@ -1072,7 +1133,8 @@ static void block_rhs(Expr *e, VarMap *out) {
 /* The buffer of one array leaf of an if's result: that of the array both
  * branches return a version of (one this function allocated, or given to
  * that array now when it is made in this block and has none yet). */
-static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, Expr *r1, Expr *r2,
+static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, const VarMap *rhs_of,
+                            Expr *r1, Expr *r2,
                             Expr *have, Expr *val, Loc loc, const char *name) {
   if (!r1 || !r2 || !atom_eq(r1->kind == E_GET ? r1->args[0] : r1, r2->kind == E_GET ? r2->args[0] : r2) ||
       (r1->kind == E_GET) != (r2->kind == E_GET) || (r1->kind == E_GET && r1->index != r2->index)) {
@@ -1080,7 +1142,7 @@ static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, Expr
                  "reverse mode yet");
     return NULL;
   }
-  Expr *h = root_buf(s, r1);
+  Expr *h = root_buf(s, rhs_of, r1);
   if (h) {
     if (h->kind != E_VAR || !varmap_has(&s->own_bufs, h->var) || (have && !atom_eq(have, h))) {
       fail(s, loc, "an input array updated under a condition cannot be differentiated in "
@@ -1110,27 +1172,30 @@ static void array_leaf_vals(Rev *s, Expr *val, Type *t, PtrVec *out) {
       array_leaf_vals(s, ex_get(s->a, j, val), t->elems[j], out);
 }
 
-static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh, const PtrVec *r1,
+static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh,
+                             const VarMap *rhs_of, const PtrVec *r1,
                              const PtrVec *r2, const PtrVec *vals, int *k, Type *t, Loc loc,
                              const char *name) {
   if (t->kind == TY_ARRAY) {
     int j = (*k)++;
     if (!type_is_active(t))
       return NULL;
-    return if_leaf_buffer(s, reverse, fresh, r1->items[j], r2->items[j], NULL, vals->items[j], loc,
+    return if_leaf_buffer(s, reverse, fresh, rhs_of, r1->items[j], r2->items[j], NULL,
+                          vals->items[j], loc,
                           name);
   }
   if (t->kind != TY_TUPLE || !array_leaf_count(t))
     return NULL;
   Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->n);
   for (int j = 0; j < t->n; j++)
-    parts[j] = if_tuple_handle(s, reverse, fresh, r1, r2, vals, k, t->elems[j], loc, name);
+    parts[j] = if_tuple_handle(s, reverse, fresh, rhs_of, r1, r2, vals, k, t->elems[j], loc, name);
   return ex_lin(s->a, E_TUPLE, t->n, parts);
 }
 
 /* An if whose result holds arrays that its branches update: their buffers
  * are those of the arrays updated (DESIGN 8.13). */
-static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, Var *x, Expr *rhs) {
+static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, const VarMap *rhs_of, Var *x,
+                       Expr *rhs) {
   VarMap m1 = {0}, m2 = {0};
   block_rhs(rhs->args[1], &m1);
   block_rhs(rhs->args[2], &m2);
@@ -1140,7 +1205,7 @@ static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, Var *x, E
   varmap_free(&m1);
   varmap_free(&m2);
   if (x->type->kind == TY_ARRAY) {
-    Expr *h = if_leaf_buffer(s, reverse, fresh, roots1.items[0], roots2.items[0],
+    Expr *h = if_leaf_buffer(s, reverse, fresh, rhs_of, roots1.items[0], roots2.items[0],
                              varmap_get(&s->bufs, x), ex_var(s->a, x), rhs->loc, bname(s, x));
     if (h)
       varmap_put(&s->bufs, x, h);
@@ -1149,7 +1214,7 @@ static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, Var *x, E
   PtrVec vals = {0};
   array_leaf_vals(s, ex_var(s->a, x), x->type, &vals);
   int k = 0;
-  Expr *h = if_tuple_handle(s, reverse, fresh, &roots1, &roots2, &vals, &k, x->type, rhs->loc,
+  Expr *h = if_tuple_handle(s, reverse, fresh, rhs_of, &roots1, &roots2, &vals, &k, x->type, rhs->loc,
                             bname(s, x));
   if (!s->failed)
     varmap_put(&s->bufs, x, h);
@@ -1182,6 +1247,23 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
         (k == E_IF && ((Var *)b->vars.items[i])->type->kind == TY_ARRAY))
       varmap_put(&fresh, b->vars.items[i], b->vars.items[i]);
   }
+  /* Loops and ifs that carry or update arrays first, in order: their
+   * buffers are those of the arrays they start from (DESIGN 8.13), which
+   * a later loop or if may start from in turn. */
+  for (int i = 0; i < b->vars.len && !s->failed; i++) {
+    Var *x = b->vars.items[i];
+    Expr *rhs = b->rhss.items[i];
+    if (!has_active_array(x->type) || varmap_get(&s->bufs, x))
+      continue;
+    if (rhs->kind == E_FOLD || rhs->kind == E_WHILE) {
+      Expr *h = loop_handle(s, reverse, &rhs_of, rhs->args[1], NULL, ex_var(s->a, x), x->type,
+                            bname(s, x));
+      varmap_put(&s->bufs, x, h);
+      share_with_init(s, &rhs_of, &fresh, rhs->args[1], h);
+    } else if (rhs->kind == E_IF) {
+      if_buffers(s, reverse, &fresh, &rhs_of, x, rhs);
+    }
+  }
   for (int i = b->vars.len - 1; i >= 0; i--) {
     Var *x = b->vars.items[i];
     Expr *rhs = b->rhss.items[i];
@@ -1191,7 +1273,7 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
       Expr *shared = rhs->kind == E_UPDATE ? shared_buf(s, &rhs_of, rhs->args[0]) : NULL;
       switch (shared ? E_VAR : rhs->kind) {
       case E_IF:
-        if_buffers(s, reverse, &fresh, x, rhs);
+        if_buffers(s, reverse, &fresh, &rhs_of, x, rhs);
         break;
       case E_FOLD:
       case E_WHILE: {

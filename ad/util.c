@@ -68,6 +68,12 @@ bool varmap_has(const VarMap *m, const Var *k) {
   return m->cap && m->keys[varmap_slot(m, k)] != NULL;
 }
 
+void varmap_copy_into(VarMap *dst, const VarMap *src) {
+  for (int i = 0; i < src->cap; i++)
+    if (src->keys[i])
+      varmap_put(dst, src->keys[i], src->vals[i]);
+}
+
 void varmap_free(VarMap *m) {
   free(m->keys);
   free(m->vals);

@@ -20,6 +20,7 @@ void varmap_put(VarMap *m, const Var *k, void *v);
 void *varmap_get(const VarMap *m, const Var *k); /* NULL when absent */
 bool varmap_has(const VarMap *m, const Var *k);
 void varmap_free(VarMap *m);
+void varmap_copy_into(VarMap *dst, const VarMap *src); /* adds src's entries to dst */
 
 /* A let chain `let v0 = r0 in ... let vn-1 = rn-1 in result` taken apart. */
 typedef struct Bindings {
