@@ -60,6 +60,23 @@ static bool buffer_matters(Dce *s, Expr *buf) {
 
 static bool accum_matters(Dce *s, Expr *rhs) { return buffer_matters(s, rhs->args[0]); }
 
+/* An array read (index), with the arrays it is a view of. */
+static void mark_indexed(Expr *arr, void *ctx) {
+  Dce *s = ctx;
+  for (; arr && arr->kind == E_VAR; arr = varmap_get(&s->view_of, arr->var))
+    varmap_put(&s->live, arr->var, arr->var);
+}
+
+/* Calls fn on the array operand of every index in e. */
+static void expr_visit_indexed(Expr *e, void (*fn)(Expr *, void *), void *ctx) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_INDEX)
+      fn(e->args[0], ctx);
+    for (int i = 0; i < e->nargs; i++)
+      expr_visit_indexed(e->args[i], fn, ctx);
+  }
+}
+
 /* Does some array the call is given matter after it? (For g$rev the
  * primal arrays are counted too: conservative, a parameter always
  * matters, but such a call is rarely unused.) */
@@ -102,6 +119,10 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
     n->args[2] = b2;
     return n;
   }
+  /* a buffer read in the body is read by the next iteration too: writes
+   * into it anywhere in the body matter (an update in a loop reads its
+   * element's cotangent, which earlier steps' reads add to) */
+  expr_visit_indexed(rhs->body, mark_indexed, s);
   Expr *body = dce_block(s, rhs->body, effects);
   if (body == rhs->body)
     return rhs;

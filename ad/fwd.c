@@ -91,6 +91,7 @@ static void fwd_prim(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
 }
 
 static Expr *tangent_value(Fwd *s, Expr *atom);
+static Expr *state_tangent(Fwd *s, Bindings *out, Expr *atom);
 
 static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   Func *g = module_find(s->m, rhs->name);
@@ -118,16 +119,20 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
 }
 
 static void fwd_tuple(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
-  bindings_push(s->a, out, x, rhs);
   PtrVec parts = {0};
   bool any = false;
   for (int i = 0; i < rhs->nargs; i++) {
     Expr *t = tangent_of(s, rhs->args[i]);
-    if (t) {
-      ptrvec_push(s->a, &parts, t);
-      any = any || t->kind != E_ZERO;
-    }
+    any = any || (t && t->kind != E_ZERO);
   }
+  for (int i = 0; i < rhs->nargs; i++) {
+    /* a tuple with a tangent holds arrays of zeros, not structural zeros,
+     * where its arrays do not vary: a loop may update them */
+    Expr *t = any ? state_tangent(s, out, rhs->args[i]) : tangent_of(s, rhs->args[i]);
+    if (t)
+      ptrvec_push(s->a, &parts, t);
+  }
+  bindings_push(s->a, out, x, rhs);
   if (any)
     bind_tangent(s, out, x, ex_tuple(s->a, parts.len, (Expr **)parts.items));
 }
@@ -174,6 +179,31 @@ static Expr *tangent_value(Fwd *s, Expr *atom) {
     return t;
   Var *k = var_new(s->a, "k", ty_int());
   return ex_build(s->a, ex_len(s->a, atom), k, ex_const(s->a, atom->type->elem, 0));
+}
+
+/* The tangent of a value that holds arrays, as a value: arrays of zeros
+ * (as long as the primal's) where the tangent is a structural zero, which
+ * a loop carrying the arrays may update. Bound in `out` (before any
+ * update consumes the primal arrays, whose lengths it reads). */
+static Expr *state_tangent(Fwd *s, Bindings *out, Expr *atom) {
+  Expr *t = tangent_of(s, atom);
+  if (!t || t->kind != E_ZERO || !type_holds_array(atom->type))
+    return t;
+  if (atom->type->kind == TY_ARRAY)
+    return bind(s, out, "zeros", tangent_value(s, atom));
+  Type *tt = type_tangent(s->a, atom->type);
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(tt->n ? tt->n : 1));
+  for (int i = 0, k = 0; i < atom->type->n; i++) {
+    Type *ft = atom->type->elems[i];
+    if (!type_is_active(ft))
+      continue;
+    Expr *field = bind(s, out, "field", ex_get(s->a, i, atom));
+    Expr *part = type_holds_array(ft) ? state_tangent(s, out, field) : ex_zero(s->a, tt->elems[k]);
+    parts[k++] = part;
+  }
+  Expr *tup = ex_tuple(s->a, tt->n, parts);
+  tup->type = tt;
+  return bind(s, out, "zeros", tup);
 }
 
 static void fwd_index(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
@@ -317,7 +347,7 @@ static void fwd_state_loop(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   if (is_while)
     res = ex_tuple(s->a, 2, (Expr *[]){go, res});
   Expr *body = bindings_build(s->a, &b, res);
-  Expr *init = ex_tuple(s->a, 2, (Expr *[]){rhs->args[1], tangent_of(s, rhs->args[1])});
+  Expr *init = ex_tuple(s->a, 2, (Expr *[]){rhs->args[1], state_tangent(s, out, rhs->args[1])});
   Expr *loop = is_while ? ex_while(s->a, rhs->args[0], init, rhs->var, ps, body)
                         : ex_fold(s->a, rhs->args[0], init, rhs->var, ps, body);
   loop->type = pt;

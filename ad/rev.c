@@ -420,6 +420,16 @@ static void assign_slots(Rev *s, const PtrVec res[2], int *slot_of[2], PtrVec *s
   }
 }
 
+/* Does a block's primal save anything in the undo log? */
+static bool bindings_log(const Bindings *b) {
+  for (int i = 0; i < b->vars.len; i++) {
+    const Expr *rhs = b->rhss.items[i];
+    if (expr_is_log(rhs) || expr_contains(rhs, E_LOGSAVE) || expr_contains(rhs, E_LOGMARK))
+      return true;
+  }
+  return false;
+}
+
 static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!type_is_active(rhs->type)) {
     bindings_push(s->a, primal, x, rhs);
@@ -438,8 +448,24 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     res[j] = branch_residuals(s, &bprimal[j], &info->rev[j], &info->outer_vals[j]);
     if (residuals_hold_arrays(&res[j])) {
       /* An array made in the branch dies with it (its scope frees it), so
-       * the reverse branch recomputes the branch's primal instead. */
-      Bindings again = bprimal[j];
+       * the reverse branch recomputes the branch's primal instead. What
+       * the primal branch saved in the undo log is undone first, back to a
+       * mark it pushes, so that the recomputation starts from the memory
+       * the branch started from and the log stays balanced (DESIGN 8.13). */
+      Bindings again = {0};
+      if (bindings_log(&bprimal[j])) {
+        int mark = ++s->marks;
+        bind(s, &again, "undone", ex_logundo(s->a, mark, ex_tuple(s->a, 0, NULL)));
+        Bindings marked = {0};
+        bind(s, &marked, "mark", ex_logmark(s->a, mark));
+        for (int i = 0; i < bprimal[j].vars.len; i++)
+          bindings_push(s->a, &marked, bprimal[j].vars.items[i], bprimal[j].rhss.items[i]);
+        for (int i = 0; i < bprimal[j].vars.len; i++)
+          bindings_push(s->a, &again, bprimal[j].vars.items[i], bprimal[j].rhss.items[i]);
+        bprimal[j] = marked;
+      } else {
+        again = bprimal[j];
+      }
       for (int i = 0; i < info->rev[j].vars.len; i++)
         bindings_push(s->a, &again, info->rev[j].vars.items[i], info->rev[j].rhss.items[i]);
       info->rev[j] = again;
@@ -1986,9 +2012,17 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
   if (!tup || tup->kind != E_TUPLE)
     return f->body;
   Expr *copy = ex_clone_shallow(s->a, tup);
+  /* the classes of the written parameters, in the result's order: an
+   * in-out array is made final by running f again (emit/emit_c.c) */
+  PtrVec classes = {0};
+  for (int i = 0; i < f->nparams; i++)
+    if (func_param_written(f, i))
+      ptrvec_push(s->a, &classes, (void *)(long)func_param_class(f, i));
   for (int j = 1; j < tup->nargs; j++) {
     Expr *y = tup->args[j];
     if (y->kind != E_VAR || y->type->kind != TY_ARRAY)
+      continue;
+    if (j - 1 < classes.len && (long)classes.items[j - 1] == PARAM_INOUT_ARRAY)
       continue;
     Expr *n = bind(s, &b, "n", ex_len(s->a, y));
     Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
@@ -2003,14 +2037,6 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
 
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err};
-  for (int i = 0; i < f->nparams; i++)
-    if (func_param_class(f, i) == PARAM_INOUT_ARRAY && type_is_active(f->params[i]->type)) {
-      /* the contract of DESIGN 8.7 (seed consumed, restores as swaps) is
-       * not built yet */
-      diag_set(err, f->loc, "in-out array parameter '%s' (read before it is overwritten) "
-               "cannot be differentiated in reverse mode yet", f->params[i]->name);
-      return NULL;
-    }
   Func copied = *f;
   copied.body = copy_updated_outputs(&s, f);
   f = &copied;
@@ -2022,17 +2048,26 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
     Var *p = f->params[i];
     ptrvec_push(s.a, &params, p);
     ParamClass cls = func_param_class(f, i);
-    if ((cls != PARAM_IN_ARRAY && cls != PARAM_OUT_ARRAY) || !type_is_active(p->type)) {
-      if (cls == PARAM_OUT_ARRAY)
+    bool array = cls == PARAM_IN_ARRAY || cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY;
+    if (!array || !type_is_active(p->type)) {
+      if (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY)
         ptrvec_push(s.a, &seeds, NULL);
       continue;
     }
     Var *pb = var_new(s.a, nameset_fresh(param_names, s.a, bname(&s, p)), p->type);
     ptrvec_push(s.a, &params, pb);
-    if (cls == PARAM_IN_ARRAY)
+    if (cls == PARAM_IN_ARRAY) {
       varmap_put(&s.bufs, p, ex_var(s.a, pb));
-    else
+    } else if (cls == PARAM_INOUT_ARRAY) {
+      /* DESIGN 8.7: p_b holds the seed of p's final values and is every
+       * version's buffer, consumed as the reverse sweep goes, so that it
+       * ends holding the adjoint of p's initial values */
+      varmap_put(&s.bufs, p, ex_var(s.a, pb));
+      varmap_put(&s.own_bufs, pb, pb);
+      ptrvec_push(s.a, &seeds, NULL);
+    } else {
       ptrvec_push(s.a, &seeds, ex_var(s.a, pb));
+    }
   }
   Type *ret = func_num_outputs(f) ? f->ret->elems[0] : f->ret;
   Expr *ret_b = NULL;

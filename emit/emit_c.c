@@ -1421,10 +1421,10 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     line(e, "chad__log_pop(&%s);", e->log);
     break;
   case E_LOGMARK:
-    line(e, "chad__log_mark(&%s);", e->log);
+    line(e, "chad__log_mark(&%s, %lld);", e->log, rhs->args[0]->ival);
     break;
   case E_LOGUNDO: /* the same arrays, as they were at the mark */
-    line(e, "chad__log_undo(&%s);", e->log);
+    line(e, "chad__log_undo(&%s, %lld);", e->log, rhs->args[0]->ival);
     varmap_put(&e->vals, x, cval_of(e, rhs->args[1]));
     return;
   default:
@@ -1607,6 +1607,8 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
        * undo them in the caller's buffer (ad/rev.c copies outputs made by
        * updates instead) */
       sig_param(e, sig, param_type(a, p->type, func_param_written(f, i)), param_cname(e, p));
+      if (cls == PARAM_INOUT_ARRAY)
+        writable_param(e, p); /* updated in place, restored, then made final again */
       if (cls == PARAM_ACTIVE_SCALAR) {
         const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
         ptrvec_push(a, outs, (void *)pb);
@@ -1615,6 +1617,8 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
         Var *pb = g->params[gi++];
         /* an output's seed is read only; an in-out's is consumed */
         sig_param(e, sig, param_type(a, pb->type, cls != PARAM_OUT_ARRAY), param_cname(e, pb));
+        if (cls == PARAM_INOUT_ARRAY)
+          writable_param(e, pb);
       }
     }
     if (type_is_active(r))
@@ -1719,6 +1723,27 @@ static void emit_return(Em *e, const char *value) {
     line(e, "return %s;", value);
 }
 
+/* An in-out array ends f_rev holding f's final values (DESIGN 8.7): the
+ * reverse sweep has restored its initial values, so f runs once more on
+ * them. One more primal evaluation, no memory, and no length needed
+ * (C does not pass an in-out array's length). */
+static void rerun_for_inout(Em *e, const Func *f, Func *g) {
+  bool any = false;
+  for (int i = 0; i < f->nparams; i++)
+    any = any || (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i));
+  if (!any)
+    return;
+  StrBuf b = {0};
+  for (int i = 0, gi = 0; i < f->nparams; i++) {
+    ParamClass cls = func_param_class(f, i);
+    sb_printf(&b, "%s%s", i ? ", " : "", param_cname(e, g->params[gi++]));
+    if ((cls == PARAM_IN_ARRAY || func_param_written(f, i)) && type_is_active(f->params[i]->type))
+      gi++; /* its buffer */
+  }
+  line(e, "(void)%s(%s);", c_name_of(e->a, f->name), b.data ? b.data : "");
+  free(b.data);
+}
+
 static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *outs) {
   CVal *res = cval_of(e, block_result(g->body));
   switch (kind) {
@@ -1743,6 +1768,7 @@ static void emit_epilogue(Em *e, FnKind kind, const Func *f, Func *g, PtrVec *ou
       else
         line(e, "*%s += %s;", (char *)scalar_outs.items[k], ct->expr);
     }
+    rerun_for_inout(e, f, g);
     PtrVec none = {0};
     emit_return(e, finish_value(e, kind, f, g, res->elems[0], NULL, &none));
     return;
@@ -2052,21 +2078,27 @@ static const char *runtime_text =
     "  __builtin_memcpy(l->entry[l->n].old.bytes, slot, size);\n"
     "  l->n++;\n"
     "}\n"
-    "static __attribute__((unused)) void chad__log_mark(chad__log *l) {\n"
+    "static __attribute__((unused)) void chad__log_mark(chad__log *l, long long mark) {\n"
     "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
     "  l->entry[l->n].slot = 0;\n"
     "  l->entry[l->n].size = 0;\n"
+    "  l->entry[l->n].old.i = mark;\n"
     "  l->n++;\n"
     "}\n"
     "static __attribute__((unused)) void chad__log_pop(chad__log *l) {\n"
     "  chad__saved *s = &l->entry[--l->n];\n"
     "  __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
     "}\n"
-    "static __attribute__((unused)) void chad__log_undo(chad__log *l) {\n"
+    "/* Writes back everything saved since the newest mark `mark` (the marks\n"
+    " * of loops nested inside included) and drops it. */\n"
+    "static __attribute__((unused)) void chad__log_undo(chad__log *l, long long mark) {\n"
     "  while (l->n > 0) {\n"
     "    chad__saved *s = &l->entry[--l->n];\n"
-    "    if (!s->slot)\n"
-    "      return;\n"
+    "    if (!s->slot) {\n"
+    "      if (s->old.i == mark)\n"
+    "        return;\n"
+    "      continue;\n"
+    "    }\n"
     "    __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
     "  }\n"
     "}\n"

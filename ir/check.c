@@ -161,7 +161,7 @@ static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
 static bool type_holds_only_arrays(const Type *t) {
   if (is_array(t))
     return true;
-  if (!t || t->kind != TY_TUPLE || t->name || t->n == 0)
+  if (!t || t->kind != TY_TUPLE || t->name)
     return false;
   for (int i = 0; i < t->n; i++)
     if (!type_holds_only_arrays(t->elems[i]))

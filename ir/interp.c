@@ -1121,8 +1121,8 @@ static void log_push(Machine *mc, LogEntry entry) {
 }
 
 /* The undo log's effects. A pop that meets a mark, or an undo that meets
- * another loop's mark or none, breaks the discipline the reverse sweep
- * keeps (every loop's entries above its own mark): an error here. */
+ * no mark of its own or an outer loop's (marks are numbered outer first)
+ * first, breaks the discipline the reverse sweep keeps: an error here. */
 static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out) {
   switch (e->kind) {
   case E_LOGSAVE:
@@ -1147,10 +1147,12 @@ static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out
         return fail(mc, e, "'log-undo' found no mark %lld", e->args[0]->ival);
       LogEntry *top = &mc->log[--mc->nlog];
       if (!top->slot) {
-        if (top->mark != e->args[0]->ival)
+        if (top->mark == e->args[0]->ival)
+          break;
+        if (top->mark < e->args[0]->ival) /* marks are handed out outer loops first */
           return fail(mc, e, "'log-undo' to mark %lld met mark %lld", e->args[0]->ival,
                       top->mark);
-        break;
+        continue; /* a loop's inside this one's: its saves are undone too */
       }
       *top->slot = top->old;
     }

@@ -1,22 +1,13 @@
 /* updates_loops.c: writes that match none of the cheap loop patterns
  * (DESIGN 8.16): arrays carried whole through loops and branches and
- * written by updates. Checked in forward mode against finite differences.
- * Reverse mode of updates in loops and branches is being built (branch
- * `undo`): until then this file is compiled with
- * -fplugin-arg-chad-forward-only (chad-e2e: forward-only), and the f_rev
- * checks are switched on by CHAD_TEST_REV_LOOP_UPDATES (cmake
- * -DCHAD_TEST_REV_LOOP_UPDATES=ON, which also drops forward-only). In-out
- * parameters have no f_rev yet either (DESIGN 8.7): chol_inout and
- * smooth_inout are checked in forward mode only. */
+ * written by updates, differentiated in both modes (the reverse through
+ * the undo log, DESIGN 8.13; in-out parameters as DESIGN 8.7 says) and
+ * checked against finite differences and by duality. */
 #include <math.h>
 #include "chad.h"
 #include "gradcheck.h"
 
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 #define REV(w) w
-#else
-#define REV(w) NULL
-#endif
 
 /* ADBench's GMM: out = Q x with Q lower triangular, its diagonal and its
  * strict lower part in two arrays (gmm.c's Qtimesx). */
@@ -205,12 +196,10 @@ static void qx_fwd(const double *x, const double *dx, double *y, double *dy, voi
     int d = CN(c), t = d * (d - 1) / 2;
     qtimesx_fwd(d, x, dx, x + d, dx + d, x + d + t, dx + d + t, y, dy);
 }
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 static void qx_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     int d = CN(c), t = d * (d - 1) / 2;
     qtimesx_rev(d, x, xb, x + d, xb + d, x + d + t, xb + d + t, y, yb);
 }
-#endif
 
 /* A scalar-valued f(const double *x, int n): y = (f) */
 #define SCALAR_ARRAY(f)                                                                   \
@@ -223,11 +212,9 @@ static void qx_rev(const double *x, double *xb, double *y, const double *yb, voi
 SCALAR_ARRAY(chol_logdet)
 SCALAR_ARRAY(compact)
 SCALAR_ARRAY(until_big)
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 SCALAR_ARRAY_REV(chol_logdet)
 SCALAR_ARRAY_REV(compact)
 SCALAR_ARRAY_REV(until_big)
-#endif
 
 /* chol_inout: x = A (n x n), y = A after */
 static void ci_w(const double *x, double *y, void *c) {
@@ -246,13 +233,11 @@ static void ht_w(const double *x, double *y, void *c) { heat(x, y, CN(c), CM(c),
 static void ht_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     heat_fwd(x, dx, y, dy, CN(c), CM(c), x[CN(c)], dx[CN(c)]);
 }
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 static void ht_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     double cb = 0;
     heat_rev(x, xb, y, yb, CN(c), CM(c), x[CN(c)], &cb);
     xb[CN(c)] += cb;
 }
-#endif
 
 /* hist_read: x (n), idx in ctx */
 static void hr_w(const double *x, double *y, void *c) {
@@ -261,22 +246,18 @@ static void hr_w(const double *x, double *y, void *c) {
 static void hr_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     y[0] = hist_read_fwd(x, dx, ((const struct ctx *)c)->idx, CN(c), &dy[0]);
 }
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 static void hr_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = hist_read_rev(x, xb, ((const struct ctx *)c)->idx, CN(c), yb[0]);
 }
-#endif
 
 /* branchy: x = (x, y), k = n */
 static void br_w(const double *x, double *y, void *c) { y[0] = branchy(x[0], x[1], CN(c)); }
 static void br_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     y[0] = branchy_fwd(x[0], dx[0], x[1], dx[1], CN(c), &dy[0]);
 }
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 static void br_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = branchy_rev(x[0], &xb[0], x[1], &xb[1], CN(c), yb[0]);
 }
-#endif
 
 /* geometric: x = (x, limit) */
 /* limit = 10 + x[1]: at least one step */
@@ -285,23 +266,19 @@ static void ge_fwd(const double *x, const double *dx, double *y, double *dy, voi
     (void)c;
     y[0] = geometric_fwd(x[0], dx[0], 10 + x[1], dx[1], &dy[0]);
 }
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 static void ge_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     (void)c;
     y[0] = geometric_rev(x[0], &xb[0], 10 + x[1], &xb[1], yb[0]);
 }
-#endif
 
 /* big_scratch: x (m), n in ctx */
 static void bs_w(const double *x, double *y, void *c) { y[0] = big_scratch(x, CM(c), CN(c)); }
 static void bs_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     y[0] = big_scratch_fwd(x, dx, CM(c), CN(c), &dy[0]);
 }
-#ifdef CHAD_TEST_REV_LOOP_UPDATES
 static void bs_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = big_scratch_rev(x, xb, CM(c), CN(c), yb[0]);
 }
-#endif
 
 /* smooth_inout: x = (p n, w n), y = p after */
 static void si_w(const double *x, double *y, void *c) {
