@@ -99,6 +99,9 @@ typedef struct Rev {
   VarMap own_bufs;  /* cotangent buffers this function allocated (not a
                        parameter's, which holds the caller's sums) */
   VarMap fold_mark; /* Var bound by a loop carrying arrays -> its mark + 1 */
+  VarMap inout;     /* an in-out parameter and its versions made at the top
+                       level: their updates save in the undo log, since the
+                       result holds their final version past the restores */
   int marks;        /* undo-log marks handed out */
   Diag *err;
   bool failed;
@@ -747,7 +750,18 @@ static void primal_while(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
 /* The primal of an update saves the element it overwrites, read before the
  * store (DESIGN 8.2). */
 static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (s->nesting > 0) { /* in a branch or a loop body: the undo log */
+  Expr *a = rhs->args[0];
+  bool inout = a->kind == E_VAR && varmap_has(&s->inout, a->var);
+  if (inout)
+    varmap_put(&s->inout, x, x);
+  /* An update of memory this function owns (its versions share one
+   * buffer) saves in the undo log, whose pop no pass removes: memory may
+   * be read under another name (a loop's state, a tuple's field) that a
+   * restore's renaming would not reach. The first update of an input
+   * array, into a copy of it, saves the scalar (8.2). */
+  Expr *hx = varmap_get(&s->bufs, x), *ha = buf_of(s, a);
+  bool owned = hx && ha && atom_eq(hx, ha);
+  if (s->nesting > 0 || inout || owned) {
     bind(s, primal, "saved", ex_logsave(s->a, rhs->args[0], rhs->args[1]));
     varmap_put(&s->logged, x, x);
     bindings_push(s->a, primal, x, rhs);
@@ -770,8 +784,11 @@ static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
       return;
     }
   }
-  if (rhs->kind == E_VAR && x->type->kind == TY_ARRAY)
+  if (rhs->kind == E_VAR && x->type->kind == TY_ARRAY) {
     varmap_put(&s->copy_of, x, rhs->var);
+    if (varmap_has(&s->inout, rhs->var))
+      varmap_put(&s->inout, x, x);
+  }
   if (rhs->kind == E_UPDATE)
     primal_update(s, x, rhs, primal);
   else if (rhs->kind == E_FOLD)
@@ -2037,6 +2054,15 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
 
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err};
+  for (int i = 0; i < f->nparams; i++)
+    if (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i) &&
+        strncmp(f->name, "chad__flat_", 11) == 0) {
+      /* f_rev makes an in-out array final by running f again: a struct's
+       * field has no f to run */
+      diag_set(err, f->loc, "in-out array field '%s' (read before it is overwritten) cannot "
+               "be differentiated in reverse mode yet", f->params[i]->name);
+      return NULL;
+    }
   Func copied = *f;
   copied.body = copy_updated_outputs(&s, f);
   f = &copied;
@@ -2064,6 +2090,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
        * ends holding the adjoint of p's initial values */
       varmap_put(&s.bufs, p, ex_var(s.a, pb));
       varmap_put(&s.own_bufs, pb, pb);
+      varmap_put(&s.inout, p, p);
       ptrvec_push(s.a, &seeds, NULL);
     } else {
       ptrvec_push(s.a, &seeds, ex_var(s.a, pb));
@@ -2116,5 +2143,6 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   varmap_free(&s.logged);
   varmap_free(&s.own_bufs);
   varmap_free(&s.fold_mark);
+  varmap_free(&s.inout);
   return s.failed ? NULL : g;
 }

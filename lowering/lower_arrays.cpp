@@ -78,7 +78,11 @@ static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth) 
                    t->getPointeeType()->isRealFloatingType() &&
                    !isInOutParam(q, depth + 1);
       }
-      r = asOutput ? FirstUse::Write : firstUse(a, p, depth);
+      // memcpy, memmove and memset write their first argument
+      bool filled = callee && i == 0 && namesParam(a, p) && callee->getIdentifier() &&
+                    (callee->getName() == "memcpy" || callee->getName() == "memmove" ||
+                     callee->getName() == "memset");
+      r = asOutput || filled ? FirstUse::Write : firstUse(a, p, depth);
     }
     return r;
   }

@@ -13,13 +13,3 @@ double g(double x) {
   t[0][0][0] = x;
   return t[0][0][0];
 }
-
-__attribute__((differentiable))
-double h(const double *x) {
-  double R[3][3];
-  // lowered (R carried whole, updated), but reverse mode does not take it yet
-  for (int i = 0; i < 3; i++) // expect-error: cannot differentiate 'h': an array carried from one loop iteration to the next: not supported yet
-    for (int j = 0; j < 3; j++)
-      R[i][j] = x[i] * x[j];
-  return R[1][2];
-}

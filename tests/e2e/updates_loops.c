@@ -222,6 +222,16 @@ static void ci_w(const double *x, double *y, void *c) {
     for (i = 0; i < CN(c) * CN(c); i++) y[i] = x[i];
     chol_inout(y, CN(c));
 }
+/* f_rev of an in-out array (DESIGN 1): p holds the initial values on
+ * entry and the final ones on exit; p_b the seed for the final values on
+ * entry and the adjoint of the initial ones on exit (consumed). */
+static void ci_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    double pb[64];
+    int i, nn = CN(c) * CN(c);
+    for (i = 0; i < nn; i++) y[i] = x[i], pb[i] = yb[i];
+    chol_inout_rev(y, pb, CN(c));
+    for (i = 0; i < nn; i++) xb[i] += pb[i];
+}
 static void ci_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     int i;
     for (i = 0; i < CN(c) * CN(c); i++) y[i] = x[i], dy[i] = dx[i];
@@ -286,6 +296,13 @@ static void si_w(const double *x, double *y, void *c) {
     for (i = 0; i < CN(c); i++) y[i] = x[i];
     smooth_inout(y, x + CN(c), CN(c));
 }
+static void si_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    double pb[64];
+    int i, n = CN(c);
+    for (i = 0; i < n; i++) y[i] = x[i], pb[i] = yb[i];
+    smooth_inout_rev(y, pb, x + n, xb + n, n);
+    for (i = 0; i < n; i++) xb[i] += pb[i];
+}
 static void si_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     int i;
     for (i = 0; i < CN(c); i++) y[i] = x[i], dy[i] = dx[i];
@@ -335,7 +352,7 @@ int main(void) {
             gca_check_point(&p, A);
         }
         snprintf(name, sizeof name, "chol_inout n=%d", n);
-        p.nout = n * n, p.f = ci_w, p.fwd = ci_fwd, p.rev = NULL; /* in-out: no f_rev yet */
+        p.nout = n * n, p.f = ci_w, p.fwd = ci_fwd, p.rev = ci_rev;
         for (k = 0; k < 3; k++) {
             spd(A, n);
             gca_check_point(&p, A);
@@ -376,7 +393,7 @@ int main(void) {
     for (n = 1; n <= 5; n += 2) {
         c.n = n;
         snprintf(name, sizeof name, "smooth_inout n=%d", n);
-        run(name, 2 * n, n, si_w, si_fwd, NULL, &c, 3, -1, 1);
+        run(name, 2 * n, n, si_w, si_fwd, si_rev, &c, 3, -1, 1);
     }
     return gc_summary();
 }

@@ -29,6 +29,8 @@ DECL_A(local)
 DECL_A(prefix_sum)
 DECL_W(cond_upd)
 DECL_W(w_arr)
+DECL_A(carried_read)
+DECL_A(until_done)
 
 static int failures;
 
@@ -94,6 +96,8 @@ int main(void) {
     CHECK_A(prefix_sum, a, n);
     CHECK_W(cond_upd, a, n, 1.5);
     CHECK_W(w_arr, a, n, 0.7);
+    CHECK_A(carried_read, a, n);
+    CHECK_A(until_done, a, n);
   }
   CHECK_W(cond_upd, b, 8, -0.5);
   CHECK_A(tri, b, 8);
