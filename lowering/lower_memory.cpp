@@ -249,12 +249,15 @@ void Lowerer::lowerScratchDecl(const VarDecl *v, Env &env, std::vector<Binding> 
   if (fn == MemFn::Calloc)
     size.push_back(c->getArg(1));
   Expr *n = elementCount(size, elemC, "'" + name + "'", env);
+  Expr *count = simpleOrBound(dup(arena, n), "n_elems", out, loc);
+  // its whole length, as a VLA's: a write that needs the whole array
+  // makes it whole once, and updates it from then on (DESIGN 8.16)
+  env.sizes[v] = count;
   if (fn == MemFn::Malloc) {
     env.arrays[v] = ArrayVal{}; // nothing written yet
     return;
   }
   Var *t = newPlaceVar({v, kWhole});
-  Expr *count = simpleOrBound(dup(arena, n), "n_elems", out, loc);
   out.push_back({t, at(ex_alloc(arena, ty_array(arena, elem), count), loc), loc});
   env.arrays[v] = ArrayVal{t, n};
 }
@@ -463,8 +466,9 @@ Expr *Lowerer::lowerRealloc(const BinaryOperator *a, const Rest *next, Env env,
   Expr *mExpr = elementCount({c->getArg(1)}, scalarElemType(ctx, d), "'" + name + "'",
                              env);
   ArrayVal old = env.arrays.at(d);
+  Expr *m = simpleOrBound(dup(arena, mExpr), "n_elems", pre, loc);
+  env.sizes[d] = m; /* its whole length from here */
   if (old.value && !(old.len && exprEq(old.len, mExpr))) {
-    Expr *m = simpleOrBound(dup(arena, mExpr), "n_elems", pre, loc);
     Expr *had = simpleOrBound(lenOf(old), "had", pre, loc);
     Expr *kept = mkIf(iCmp(P_LT, had, m, loc), dup(arena, had), dup(arena, m), loc);
     kept = simpleOrBound(kept, "kept", pre, loc);
