@@ -1973,8 +1973,13 @@ static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
     Expr *made = varmap_get(&rhs_of, y->var);
     if (made && (made->kind == E_GET || made->kind == E_VAR)) {
       /* a seed on an alias would never reach the array's own buffer */
-      fail(s, f->loc, "internal error: an output array is returned under a name it "
-                      "shares with other uses");
+      Expr *src = made->kind == E_GET ? made->args[0] : made;
+      Expr *from = src->kind == E_VAR ? varmap_get(&rhs_of, src->var) : NULL;
+      fail(s, f->loc, from && from->kind == E_IF
+                          ? "an output array written in the branches of a condition cannot "
+                            "be differentiated in reverse mode yet"
+                          : "an output array returned under a name it shares with other uses "
+                            "cannot be differentiated in reverse mode yet");
       break;
     }
     if (count_uses(s, y->var) == 1) {
