@@ -1670,7 +1670,7 @@ static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
     varmap_put(&s->bufs, rhs->var2, varmap_get(&s->bufs, x));
   }
   Expr *ct0 = carried_ct(s, out, ct, st, arrays);
-  Type *dst = ct0->type;
+  Type *dst = arrays ? ct0->type : type_tangent(s->a, st);
   Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
   Var *rst = var_new(s->a, nameset_fresh(s->names, s->a, "rst"), NULL);
   Bindings bodyb = {0};
