@@ -9,9 +9,12 @@
 // function's derivatives are made as any other function's, static, and
 // f_fwd / f_rev are thin C wrappers with the struct signature of the
 // contract that pass the leaves (`s.a`, `&s_b->a`, `p->v`, `dp->v`).
+// A function with structs in its body only (locals) keeps its signature:
+// its flat function is `f` itself, with f's linkage and no wrappers, so
+// that its callers, which do not flatten calls of it, find it by name.
 //
 // Requires: as lowerFunction (lower.h).
-// Guarantees: either a LoweredFunction for `chad__flat_f` whose callees
+// Guarantees: either a LoweredFunction for `chad__flat_f` (or `f`) whose callees
 // are the user's functions (never a flat declaration), with the wrappers'
 // prototypes and definitions as C text, or a located error that names the
 // struct construct. The user's AST is unchanged when this returns: the body
