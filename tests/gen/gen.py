@@ -1061,7 +1061,10 @@ class Gen:
         fn = c.fn
         st = fn.sret
         srcs = [nm for nm, t in fn.slocals if t is st]
-        srcs += [sp.name for sp in fn.sparams if sp.mode == "val" and sp.st is st]
+        # (a parameter's array field may not be written: a write into the
+        # copy, which the plugin refuses)
+        srcs += [sp.name for sp in fn.sparams if sp.mode == "val" and sp.st is st and
+                 not any(kind == "a" for _, kind, _ in st.leaves())]
         out = []
         if srcs and rst.random() < 0.5:
             nm = rst.choice(srcs)
