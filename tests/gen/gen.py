@@ -982,7 +982,22 @@ class Gen:
             hdr = "for (%s %s = 0; %s < %s%s; %s++)" % (lty, k, k, acc, info[1], k)
         lc = c.sub(reads=c.reads + ["%s%s[%s]" % (acc, path, k)] * 2, ints=c.ints + [k])
         v = self.newvar(fn)
-        if rst.random() < 0.6:
+        if rst.random() < 0.3:
+            # a struct local of the loop body, made from the iteration's
+            # values, one field updated, read by the sum
+            st2 = self.pick_stype(fn.T, ptr_ok=False)
+            fn.nvar += 1
+            u = "sb%d" % fn.nvar
+            kids = []
+            fmt = self.init_list(lc, st2, kids, rst.random() < 0.3)
+            body = [S(self, "raw", "%s %s = %s;" % (rst.choice(st2.spells), u, fmt), kids)]
+            rd, it = self.sreads(st2, u + ".")
+            lc = lc.sub(reads=lc.reads + rd, ints=lc.ints + it)
+            f = rst.choice([p for p, kd, _ in st2.leaves() if kd == "f"])
+            body.append(S(self, "raw", "%s.%s *= #1.0 + #0.25 * tanh({0});" % (u, f), [self.expr(lc, 1)]))
+            body.append(S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)]))
+            out = [S(self, "raw", "@T %s = #0.0;" % v), S(self, "for", hdr, body=body)]
+        elif rst.random() < 0.6:
             out = [S(self, "raw", "@T %s = #0.0;" % v),
                    S(self, "for", hdr, body=[S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])])]
         else:
