@@ -460,8 +460,9 @@ class Gen:
             g = r.choice(c.fn.callees)
         args, kids = [], []
         # a view of the caller's arrays from element 1 on, with n - 1 for
-        # its length (idx would index past it)
-        view = g.arrays and not g.has_idx and self.rv.random() < 0.3
+        # its length (idx would index past it; and the callee reads a[0]
+        # and a[1], past a view of length 1 when n is 2)
+        view = g.arrays and not g.has_idx and self.rv.random() < 0.3 and self.n >= 3
         for p in g.params:
             kind, name = p[0], p[1]
             if kind == "arr":
@@ -957,14 +958,16 @@ class Gen:
         return "{{" + ", ".join(items) + "}}"
 
     def struct_loop(self, c):
-        """A loop over an array field, or over the data of a pointer field up
-        to its length field: a sum or a contracting fold."""
+        """A loop over an array field, over the data of a pointer field up
+        to its length field, or up to an integer field (ADBench's Wishart
+        m): a sum or a contracting fold."""
         rst = self.rst
         fn = c.fn
         cands = []
         for sp in fn.sparams:
+            lens = sp.st.lengths()
             for path, kind, info in sp.st.leaves():
-                if kind in ("a", "p") and path not in sp.outs:
+                if (kind in ("a", "p") or (kind == "i" and path not in lens)) and path not in sp.outs:
                     cands.append((sp.acc, path, kind, info, sp.st))
         for nm, st in fn.slocals:
             for path, kind, info in st.leaves():
@@ -975,12 +978,18 @@ class Gen:
         acc, path, kind, info, st = rst.choice(cands)
         fn.nvar += 1
         k = "c%d" % fn.nvar
+        reads = ["%s%s[%s]" % (acc, path, k)] * 2
         if kind == "a":
             hdr = "for (int %s = 0; %s < %d; %s++)" % (k, k, info, k)
+        elif kind == "i":
+            # the counter has the field's type (char: promoted, never a
+            # subscript)
+            hdr = "for (%s %s = 0; %s < %s%s; %s++)" % (info, k, k, acc, path, k)
+            reads = ["((@T)%s * #0.5)" % k]
         else:
             lty = [i for kd, nm, i in st.fields if nm == info[1]][0]
             hdr = "for (%s %s = 0; %s < %s%s; %s++)" % (lty, k, k, acc, info[1], k)
-        lc = c.sub(reads=c.reads + ["%s%s[%s]" % (acc, path, k)] * 2, ints=c.ints + [k])
+        lc = c.sub(reads=c.reads + reads, ints=c.ints + [k])
         v = self.newvar(fn)
         if rst.random() < 0.3:
             # a struct local of the loop body, made from the iteration's
