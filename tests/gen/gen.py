@@ -1061,9 +1061,22 @@ class Gen:
                     continue
                 lc = c.sub(reads=reads)
                 if kind == "f":
-                    out.append(S(self, "raw", "%s%s = {0} + #0.1 * tanh({1});" % (sp.acc, path),
-                                 [self.expr(lc, 2), self.use_all(c)], fixed=True))
+                    w = "%s%s = {0} + #0.1 * tanh({1});" % (sp.acc, path)
+                    if fn.kinks < fn.max_kinks and self.rst.random() < 0.25:
+                        # written in both branches of an if
+                        out.append(S(self, "if", exprs=[self.cond(lc, 1)], fixed=True,
+                                     body=[S(self, "raw", w, [self.expr(lc, 2), self.use_all(c)],
+                                             fixed=True)],
+                                     els=[S(self, "raw", w, [self.expr(lc, 1), self.use_all(c)],
+                                            fixed=True)]))
+                    else:
+                        out.append(S(self, "raw", w, [self.expr(lc, 2), self.use_all(c)], fixed=True))
                     reads.append(sp.acc + path)
+                    continue
+                if kind == "p" and info[2] == 1 and self.rst.random() < 0.5:
+                    # the one element through *p->q
+                    out.append(S(self, "raw", "*%s%s = {0} + #0.1 * tanh({1});" % (sp.acc, path),
+                                 [self.expr(lc, 2), self.use_all(c)], fixed=True))
                     continue
                 fn.nvar += 1
                 k = "c%d" % fn.nvar
