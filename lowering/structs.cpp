@@ -120,6 +120,10 @@ struct FlatSig {
   std::vector<std::unique_ptr<StructVar>> structs; // parameters
   std::unique_ptr<StructVar> result;               // a struct result
   bool complete = false; // leaves made (false while being made)
+  // Structs in the signature. Without (structs in the body only), the flat
+  // function has f's own name, parameters and linkage: callers, which do
+  // not flatten calls of it, call it as f, and no wrappers are needed.
+  bool structSignature() const { return !structs.empty() || result != nullptr; }
 };
 
 // Per translation unit (clang runs one per plugin process): keyed by
@@ -244,6 +248,7 @@ public:
   void flattenBody(FlatSig &sig);
   void restore();
   static std::string wrappers(const FlatSig &sig, bool prototypesOnly);
+  static std::string flatPrimal(const FlatSig &sig);
 
 private:
   const FunctionDecl *fd;
@@ -533,7 +538,7 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
 
   // The leaves' declarations and the flat function.
   ASTContext &c = f->getASTContext();
-  std::string flatName = "chad__flat_" + name;
+  std::string flatName = sig.structSignature() ? "chad__flat_" + name : name;
   std::vector<ParmVarDecl *> flatParams;
   std::vector<QualType> types;
   auto leafParm = [&](StructVar &sv, Leaf &l) {
@@ -593,7 +598,8 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
   FunctionDecl *flat = FunctionDecl::Create(
       c, const_cast<FunctionDecl *>(f)->getDeclContext(), f->getBeginLoc(),
       f->getLocation(), DeclarationName(&c.Idents.get(flatName)), fnType,
-      c.getTrivialTypeSourceInfo(fnType, f->getLocation()), SC_Static);
+      c.getTrivialTypeSourceInfo(fnType, f->getLocation()),
+      sig.structSignature() ? SC_Static : f->getStorageClass());
   for (size_t i = 0; i < flatParams.size(); i++) {
     if (flatParams[i]->getDeclContext() != f) {
       flatParams[i]->setDeclContext(flat);
@@ -1074,10 +1080,26 @@ void Flattener::restore() {
 
 // ------------------------------------------------------------- wrappers
 
-// A fresh C name among the parameters.
+// C's keywords (those of C2x included), which a shadow's name made by
+// prefixing `d` may spell: `o` gives `do`, `ouble` gives `double`.
+bool isCKeyword(const std::string &n) {
+  static const std::set<std::string> keywords = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if",
+      "inline", "int", "long", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
+      "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic",
+      "_Noreturn", "_Static_assert", "_Thread_local", "bool", "true", "false",
+      "alignas", "alignof", "static_assert", "thread_local", "typeof",
+      "typeof_unqual", "nullptr", "constexpr"};
+  return keywords.count(n) != 0;
+}
+
+// A fresh C name among the parameters, not a keyword.
 std::string freshName(std::set<std::string> &taken, const std::string &base) {
   std::string n = base;
-  for (int i = 2; taken.count(n); i++)
+  for (int i = 2; taken.count(n) || isCKeyword(n); i++)
     n = base + "_" + std::to_string(i);
   taken.insert(n);
   return n;
@@ -1205,8 +1227,87 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
   if (!prototypesOnly)
     out = "/* chad: '" + name + "' takes or returns structs: " + name +
           "_fwd and " + name + "_rev pass their fields to the derivatives "
-          "of " + flat + " */\n" + out;
+          "of " + flat + " */\n" + flatPrimal(sig) + out;
   return out;
+}
+
+// The flat function itself as C, for the derivatives of callers that call
+// it for its value (a reverse sweep recomputing a loop body, say): the
+// leaves packed into structs, f called, its written leaves and its result
+// unpacked. It precedes every caller's derivatives (callers of a function
+// with structs in its signature are defined after it).
+std::string Flattener::flatPrimal(const FlatSig &sig) {
+  const FunctionDecl *f = sig.orig;
+  const ASTContext &c = f->getASTContext();
+  std::string flat = sig.flat->getNameAsString();
+  std::vector<std::string> params, args;
+  std::string pack, unpack;
+  auto leafName = [](const Leaf &l) { return l.decl->getNameAsString(); };
+  for (const FlatParam &fp : sig.params) {
+    const ParmVarDecl *p = fp.parm;
+    if (fp.structIndex < 0) {
+      params.push_back(declare(typeName(p->getType(), c), p->getNameAsString()));
+      args.push_back(p->getNameAsString());
+      continue;
+    }
+    const StructVar &sv = *sig.structs[fp.structIndex];
+    std::string local = "chad__s_" + sv.name;
+    pack += "  " + declare(typeName(sv.type, c), local) + ";\n";
+    args.push_back((sv.role == StructRole::ByPointer ? "&" : "") + local);
+    for (const Leaf &l : sv.leaves) {
+      std::string ln = leafName(l), at = local + "." + l.path();
+      params.push_back(declare(typeName(l.decl->getType(), c), ln));
+      if (l.kind == LeafKind::Float || l.kind == LeafKind::Int) {
+        if (l.outScalar)
+          unpack += "  " + ln + "[0] = " + at + ";\n";
+        else
+          pack += "  " + at + " = " + ln + ";\n";
+      } else if (l.kind == LeafKind::Array) {
+        std::string loop = "  for (long long chad__i = 0; chad__i < " +
+                           std::to_string(l.size) + "; chad__i++)\n    ";
+        if (l.written)
+          unpack += loop + ln + "[chad__i] = " + at + "[chad__i];\n";
+        else
+          pack += loop + at + "[chad__i] = " + ln + "[chad__i];\n";
+      } else {
+        // the field's own type: a leaf read only is a pointer to const
+        pack += "  " + at + " = (" + typeName(l.fields.back()->getType(), c) +
+                ")" + ln + ";\n";
+      }
+    }
+  }
+  std::string call = f->getNameAsString() + "(";
+  for (size_t i = 0; i < args.size(); i++)
+    call += (i ? ", " : "") + args[i];
+  call += ")";
+  std::string body;
+  if (sig.result) {
+    std::string local = "chad__s_ret";
+    body = "  " + declare(typeName(sig.result->type, c), local) + " = " + call + ";\n";
+    for (const Leaf &l : sig.result->leaves) {
+      std::string ln = leafName(l), at = local + "." + l.path();
+      params.push_back(declare(typeName(l.decl->getType(), c), ln));
+      if (l.kind == LeafKind::Array)
+        unpack += "  for (long long chad__i = 0; chad__i < " + std::to_string(l.size) +
+                  "; chad__i++)\n    " + ln + "[chad__i] = " + at + "[chad__i];\n";
+      else
+        unpack += "  " + ln + "[0] = " + at + ";\n";
+    }
+    body += unpack;
+  } else if (f->getReturnType()->isVoidType()) {
+    body = "  " + call + ";\n" + unpack;
+  } else if (unpack.empty()) {
+    body = "  return " + call + ";\n";
+  } else {
+    body = "  " + declare(typeName(f->getReturnType(), c), "chad__r") + " = " + call +
+           ";\n" + unpack + "  return chad__r;\n";
+  }
+  std::string ret = sig.result ? "void" : typeName(f->getReturnType(), c);
+  std::string text = "static __attribute__((unused)) " + ret + " " + flat + "(";
+  for (size_t i = 0; i < params.size(); i++)
+    text += (i ? ", " : "") + params[i];
+  text += params.empty() ? "void" : "";
+  return text + ") {\n" + pack + body + "}\n\n";
 }
 
 bool mentionsStructs(const Stmt *s) {
@@ -1249,7 +1350,8 @@ LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
   FlatSig *sig = nullptr;
   try {
     sig = &fl.signature(fd);
-    out.wrapperPrototypes = Flattener::wrappers(*sig, true);
+    if (sig->structSignature())
+      out.wrapperPrototypes = Flattener::wrappers(*sig, true);
     fl.flattenBody(*sig);
   } catch (const StructError &e) {
     out.error = LowerError{e.loc, e.what};
@@ -1257,9 +1359,11 @@ LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
   }
   out = lowerFunction(sig->flat, arena, locs);
   fl.restore();
-  out.wrapperPrototypes = Flattener::wrappers(*sig, true);
-  out.wrapperDefinitions = Flattener::wrappers(*sig, false);
-  out.sig.isStatic = true; // only the wrappers call the flat derivatives
+  if (sig->structSignature()) {
+    out.wrapperPrototypes = Flattener::wrappers(*sig, true);
+    out.wrapperDefinitions = Flattener::wrappers(*sig, false);
+    out.sig.isStatic = true; // only the wrappers call the flat derivatives
+  }
   for (CalleeUse &u : out.callees) {
     auto it = flatToOrig.find(u.callee);
     if (it != flatToOrig.end())

@@ -8,12 +8,18 @@
 // output arrays of length 1 (and of the array fields' length). The flat
 // function's derivatives are made as any other function's, static, and
 // f_fwd / f_rev are thin C wrappers with the struct signature of the
-// contract that pass the leaves (`s.a`, `&s_b->a`, `p->v`, `dp->v`).
+// contract that pass the leaves (`s.a`, `&s_b->a`, `p->v`, `dp->v`). The
+// flat function itself is C too (the leaves packed into structs, f called),
+// for callers' derivatives that call it for its value.
+// A function with structs in its body only (locals) keeps its signature:
+// its flat function is `f` itself, with f's linkage and no wrappers, so
+// that its callers, which do not flatten calls of it, find it by name.
 //
 // Requires: as lowerFunction (lower.h).
-// Guarantees: either a LoweredFunction for `chad__flat_f` whose callees
-// are the user's functions (never a flat declaration), with the wrappers'
-// prototypes and definitions as C text, or a located error that names the
+// Guarantees: either a LoweredFunction for `chad__flat_f` (or `f`) whose
+// callees are the user's functions (never a flat declaration), with the
+// wrappers' prototypes and definitions (and the flat function's) as C
+// text, or a located error that names the
 // struct construct. The user's AST is unchanged when this returns: the body
 // is flattened in place while it is lowered (see structs.cpp) and restored.
 #ifndef CHAD_LOWERING_STRUCTS_H

@@ -3,9 +3,11 @@
  * nested, with fixed-array and pointer-to-double fields, returned by
  * value, typedef'd anonymous (ADBench's Wishart), float fields, locals
  * assigned whole, and calls between differentiable functions passing
- * structs. Each is checked against finite differences, by forward/reverse
- * duality and for accumulation, through wrappers that pack the test
- * vector into the structs and the shadow structs. */
+ * structs; functions with structs in the body only, called by others; a
+ * struct function called in a loop; shadow names that would be keywords.
+ * Each is checked against finite differences, by forward/reverse duality
+ * and for accumulation, through wrappers that pack the test vector into
+ * the structs and the shadow structs. */
 #include <math.h>
 #include <string.h>
 #include "chad.h"
@@ -83,6 +85,41 @@ void fill(struct B *b, double t) {
 /* float fields, float stays float */
 CHAD_DIFFERENTIABLE
 float fnorm(struct VF v) { return sqrtf(v.x * v.x + v.y * v.y + 1.0f); }
+
+/* structs in the body only: the function keeps its name and signature, and
+ * plain callers (locsq2) and flattened ones (locsq_v) call it as it is
+ * (found by tests/gen: 'unknown function' before) */
+CHAD_DIFFERENTIABLE
+double locsq(double a) {
+    struct V v = {a, 2 * a};
+    return v.x * v.y + sin(v.y);
+}
+
+CHAD_DIFFERENTIABLE
+double locsq2(double a) { return locsq(a) * a; }
+
+CHAD_DIFFERENTIABLE
+double locsq_v(struct V v) { return locsq(v.x) + v.y; }
+
+/* a struct function called for its value in a loop: the reverse sweep
+ * recomputes the loop body, calling the flat function itself, which must
+ * exist as C (found by tests/gen: 'implicit declaration of function
+ * chad__flat_pfun' before) */
+CHAD_DIFFERENTIABLE
+double pfun_loop(const struct P *p, double t) {
+    double s = 0;
+    for (int i = 0; i < 3; i++)
+        s += sin(pfun(p) * t * i) + norm2(p->c);
+    return s;
+}
+
+/* parameters whose shadow names would be keywords: `o` and `ouble` give
+ * `do` and `double` (found by tests/gen) */
+CHAD_DIFFERENTIABLE
+void kw(struct V *o, const struct V *ouble, double t) {
+    o->x = ouble->x * t;
+    o->y = ouble->y * t * t;
+}
 
 /* ---- wrappers: x packs the struct's floating data in field order ---- */
 
@@ -286,6 +323,82 @@ static void fill_wrev(const double *x, double *xb, double *y, const double *yb, 
     xb[0] = bb.c[0], xb[1] = bb.c[1];
 }
 
+GC_WRAP1(locsq)
+GC_WRAP1(locsq2)
+
+static double locsq_v_gc(const double *x, void *c) {
+    struct V v = {x[0], x[1]};
+    (void)c;
+    return locsq_v(v);
+}
+static double locsq_v_gc_fwd(const double *x, const double *d, double *r, void *c) {
+    struct V v = {x[0], x[1]}, dv = {d[0], d[1]};
+    (void)c;
+    return locsq_v_fwd(v, dv, r);
+}
+static double locsq_v_gc_rev(const double *x, double *b, double s, void *c) {
+    struct V v = {x[0], x[1]}, vb = {b[0], b[1]};
+    double r;
+    (void)c;
+    r = locsq_v_rev(v, &vb, s);
+    b[0] = vb.x, b[1] = vb.y;
+    return r;
+}
+
+/* pfun_loop: x = pfun's x, then t */
+static double pfun_loop_gc(const double *x, void *c) {
+    struct P p;
+    double d[PN];
+    (void)c;
+    p_pack(&p, x, d);
+    return pfun_loop(&p, x[6 + PN]);
+}
+static double pfun_loop_gc_fwd(const double *x, const double *dx, double *r, void *c) {
+    struct P p, dp;
+    double d[PN], dd[PN];
+    (void)c;
+    p_pack(&p, x, d);
+    p_pack(&dp, dx, dd);
+    dp.n = -1; /* ignored */
+    return pfun_loop_fwd(&p, &dp, x[6 + PN], dx[6 + PN], r);
+}
+static double pfun_loop_gc_rev(const double *x, double *b, double s, void *c) {
+    struct P p, pb;
+    double d[PN], db[PN], r;
+    int i;
+    (void)c;
+    p_pack(&p, x, d);
+    p_pack(&pb, b, db);
+    r = pfun_loop_rev(&p, &pb, x[6 + PN], &b[6 + PN], s);
+    b[0] = pb.c.x, b[1] = pb.c.y;
+    for (i = 0; i < 3; i++)
+        b[2 + i] = pb.w[i];
+    for (i = 0; i < PN; i++)
+        b[5 + i] = db[i];
+    b[5 + PN] = pb.f;
+    return r;
+}
+
+/* kw (x = ouble.x ouble.y t; y = o.x o.y) */
+static void kw_w(const double *x, double *y, void *c) {
+    struct V o, in = {x[0], x[1]};
+    (void)c;
+    kw(&o, &in, x[2]);
+    y[0] = o.x, y[1] = o.y;
+}
+static void kw_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    struct V o, dout, in = {x[0], x[1]}, din = {dx[0], dx[1]};
+    (void)c;
+    kw_fwd(&o, &dout, &in, &din, x[2], dx[2]);
+    y[0] = o.x, y[1] = o.y, dy[0] = dout.x, dy[1] = dout.y;
+}
+static void kw_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    struct V o, outb = {yb[0], yb[1]}, in = {x[0], x[1]}, inb = {xb[0], xb[1]};
+    (void)c;
+    kw_rev(&o, &outb, &in, &inb, x[2], &xb[2]);
+    y[0] = o.x, y[1] = o.y, xb[0] = inb.x, xb[1] = inb.y;
+}
+
 int main(void) {
     struct gca_problem p = {0};
     GC_CHECK(norm2, 2, 1.5, -0.5, 0.25, 2.0);
@@ -294,12 +407,18 @@ int main(void) {
     GC_CHECK(pdot, 4, 0.3, -0.4, 1.1, 0.2);
     GC_CHECK(callp, 3, 0.3, -0.4, 0.6, 1.2, 0.8, -0.3);
     GC_CHECKF(fnorm, 2, 0.5, -1.25, 2.0, 0.75);
+    GC_CHECK(locsq, 1, 0.4, -1.3);
+    GC_CHECK(locsq2, 1, 0.4, -1.3);
+    GC_CHECK(locsq_v, 2, 0.4, -1.3, 0.8, 0.2);
+    GC_CHECKF(pfun_loop, 11, 0.3, -0.4, 1.1, 0.2, -0.7, 0.5, 1.5, -2.0, 0.1, 0.75, 0.6);
     p.ctx = NULL, p.nout = 2, p.nin = 3;
     p.name = "scale", p.f = scale_w, p.fwd = scale_wfwd, p.rev = scale_wrev;
     gca_check_random(&p, 3, -2, 2);
     p.name = "rot", p.f = rot_w, p.fwd = rot_wfwd, p.rev = rot_wrev;
     gca_check_random(&p, 3, -2, 2);
     p.name = "fill", p.nout = FN, p.f = fill_w, p.fwd = fill_wfwd, p.rev = fill_wrev;
+    gca_check_random(&p, 3, -2, 2);
+    p.name = "kw", p.nout = 2, p.f = kw_w, p.fwd = kw_wfwd, p.rev = kw_wrev;
     gca_check_random(&p, 3, -2, 2);
     return gc_summary();
 }

@@ -18,6 +18,20 @@ random points and keeps only those whose distance to every kink reached is
 above a threshold larger than the finite-difference steps, and whose outputs
 are finite and moderate; so a reported failure is a real derivative bug.
 
+Structs (README, "Structs"; DESIGN.md section 1), from their own random
+stream so that a program without them is the one the seed gave before:
+struct types with floating, integer, fixed-array, nested-struct and
+pointer-to-T fields (a pointer field with an integer field holding its
+length), named, typedef'd or anonymous-typedef'd; parameters by value, by
+pointer to const and by pointer, whose fields are read (s.f, p->f,
+(*p).f, p->in.f, p->v[i], p->q[i], *p->q) and, through pointers, written
+as outputs; locals made from an initializer list (designated or not), a
+copy, a whole assignment or field by field, then assigned and reassigned;
+loops over array fields and over pointer fields up to their length; struct
+results; and calls passing parameters, locals and nested fields by value
+or by address.  The harness (struct_harness) packs the structs and their
+shadows as DESIGN.md section 1 says.
+
 Reduction.  Every function, statement, expression node and test point has
 an id; render() takes a State naming which ids are dropped and which
 expression nodes are replaced by one of their children or by a constant.
@@ -71,6 +85,100 @@ class S:
 
 class Func:
     pass
+
+
+# ---------------------------------------------------------------------------
+# Structs (DESIGN.md section 1, "The rest of C"; README, "Structs").
+
+# integer fields (a pointer field's length is never a char: -Wchar-subscripts)
+SINT = ["int", "int", "unsigned", "long", "size_t", "short", "char"]
+SLEN = ["int", "int", "unsigned", "long", "size_t", "short"]
+
+
+class SType:
+    """A struct type of floating type T.  fields: (kind, name, info) with kind
+    'f' a T scalar, 'i' an integer (info: its C type), 'a' a T array
+    (info: its length), 'n' a nested struct (info: its SType), 'p' a pointer
+    to T data (info: (const, name of the integer field holding the length,
+    the length the harness gives it)).  form: 'named' (struct gsK),
+    'typedef' (typedef struct gsK {...} gsK_t; spelled either way) or
+    'anon' (typedef struct {...} GsK;, as ADBench's Wishart)."""
+
+    def __init__(self, idx, T, form, fields, group):
+        self.idx, self.T, self.form, self.fields, self.group = idx, T, form, fields, group
+        self.tag = "gs%d" % idx
+        self.spells = {"named": ["struct " + self.tag],
+                       "typedef": ["struct " + self.tag, self.tag + "_t"],
+                       "anon": ["Gs%d" % idx]}[form]
+
+    @property
+    def has_ptr(self):
+        return any(k == "p" or (k == "n" and i.has_ptr) for k, _, i in self.fields)
+
+    @property
+    def has_int(self):
+        return any(k == "i" or (k == "n" and i.has_int) for k, _, i in self.fields)
+
+    @property
+    def nested(self):
+        return any(k == "n" for k, _, _ in self.fields)
+
+    def leaves(self, prefix=""):
+        """(path, kind, info) depth first in field order: kinds f, i, a, p."""
+        out = []
+        for k, nm, info in self.fields:
+            if k == "n":
+                out += info.leaves(prefix + nm + ".")
+            elif k == "p":
+                out.append((prefix + nm, k, (info[0], prefix + info[1], info[2])))
+            else:
+                out.append((prefix + nm, k, info))
+        return out
+
+    def lengths(self):
+        """The paths of the integer fields that hold a pointer field's length."""
+        return {info[1]: info[2] for _, k, info in self.leaves() if k == "p"}
+
+    def definition(self):
+        T = self.T
+        decl = []
+        k = 0
+        while k < len(self.fields):
+            kind, nm, info = self.fields[k]
+            if kind == "f":
+                # runs of floating fields in one declaration when grouped
+                names = [nm]
+                while (self.group and k + 1 < len(self.fields) and self.fields[k + 1][0] == "f"):
+                    k += 1
+                    names.append(self.fields[k][1])
+                decl.append("%s %s;" % (T, ", ".join(names)))
+            elif kind == "i":
+                decl.append("%s %s;" % (info, nm))
+            elif kind == "a":
+                decl.append("%s %s[%d];" % (T, nm, info))
+            elif kind == "n":
+                decl.append("%s %s;" % (info.spells[-1], nm))
+            else:
+                decl.append("%s%s *%s;" % ("const " if info[0] else "", T, nm))
+            k += 1
+        body = " ".join(decl)
+        if self.form == "named":
+            return "struct %s { %s };" % (self.tag, body)
+        if self.form == "typedef":
+            return "typedef struct %s { %s } %s_t;" % (self.tag, body, self.tag)
+        return "typedef struct { %s } Gs%d;" % (body, self.idx)
+
+
+class SParam:
+    """A struct parameter: mode 'val' (struct S s), 'cptr' (const struct S
+    *p) or 'ptr' (struct S *p); acc: how the body reaches its fields (s.,
+    p->, (*p).); outs: the leaves the body writes (through a pointer: f_fwd
+    and f_rev treat them as outputs); ivals: the integer fields' values in
+    the harness."""
+
+    def __init__(self, name, st, mode, spell, acc, outs, ivals):
+        self.name, self.st, self.mode, self.spell = name, st, mode, spell
+        self.acc, self.outs, self.ivals = acc, outs, ivals
 
 
 def fmt_type(template, T):
@@ -241,6 +349,9 @@ class Gen:
         # memcpy, free): a block of it is drawn wholly from this stream
         self.rm = random.Random(seed * 1299709 + 5)
         self.scratch_used = False
+        # and so do those about structs (types, parameters, locals, results)
+        self.rst = random.Random(seed * 15485863 + 5)
+        self.stypes = []
         self.next_id = 0
         self.funcs = []
 
@@ -347,9 +458,10 @@ class Gen:
         a, b = rc.choice(c.fn.arrays), rc.choice(c.fn.arrays)
         return X(self, "(#0.25 * gen_cu_dot@S(%s, %s, (int)n))" % (a, b))
 
-    def call(self, c, depth):
+    def call(self, c, depth, g=None):
         r = self.r
-        g = r.choice(c.fn.callees)
+        if g is None:
+            g = r.choice(c.fn.callees)
         args, kids = [], []
         # a view of the caller's arrays from element 1 on, with n - 1 for
         # its length (idx would index past it), when g's reads at constant
@@ -368,6 +480,11 @@ class Gen:
                 args.append("n - 1" if view else "n")
             elif kind == "int":
                 args.append(str(r.randint(0, 3)))
+            elif kind in ("sval", "scptr", "sptr"):
+                # a struct of the caller's: a parameter, a local, a nested
+                # field, by value or by address
+                v, a = self.rst.choice(self.struct_values(c.fn, p[2].st, kind == "sptr"))
+                args.append(v if kind == "sval" else a)
             else:
                 args.append("{%d}" % len(kids))
                 kids.append(self.expr(c, max(0, depth - 2)))
@@ -511,7 +628,7 @@ class Gen:
         lc = c.sub(reads=c.reads + reads_at(i), ints=c.ints + [i])
         forms = ["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2",
                  "skip", "brk", "while", "dowhile", "wbrk"]
-        if fn.ret and not fn.out:
+        if fn.ret and not fn.out and not fn.souts:
             forms.append("ret")
         form = r.choice(forms)
         out = []
@@ -686,6 +803,14 @@ class Gen:
             items.append("%s[idx[0]]" % fn.arrays[0])
         if fn.intparam:
             items.append("(@T)%s" % fn.intparam[0])
+        for sp in fn.sparams:
+            # one leaf the body reads, if any (written ones are used anyway)
+            for path, kind, info in sp.st.leaves():
+                if path not in sp.outs:
+                    items.append({"f": "%s%s", "i": "(@T)%s%s"}.get(kind, "%s%s[0]") % (sp.acc, path))
+                    break
+        for nm, st in fn.slocals:
+            items.append("%s.%s" % (nm, [p for p, kind, _ in st.leaves() if kind == "f"][0]))
         kids = [X(self, it) for it in items]
         return X(self, "(" + " + ".join("{%d}" % k for k in range(len(kids))) + ")", kids)
 
@@ -714,6 +839,372 @@ class Gen:
         fn.out_written = True
         return out
 
+    # -- structs (all decisions from self.rst) -------------------------------
+    def new_stype(self, T, ptr_ok=True, int_ok=True, nest_ok=True):
+        rst = self.rst
+        fields = [("f", "f%d" % q, None) for q in range(rst.randint(1, 3))]
+        if int_ok and rst.random() < 0.4:
+            fields.append(("i", "m0", rst.choice(SINT)))
+        if rst.random() < 0.5:
+            fields.append(("a", "v0", rst.randint(2, 3)))
+        if nest_ok and rst.random() < 0.35:
+            inner = [st for st in self.stypes if st.T == T and not st.has_ptr and not st.nested and
+                     (int_ok or not st.has_int)]
+            if inner and rst.random() < 0.5:
+                fields.append(("n", "in0", rst.choice(inner)))
+            else:
+                fields.append(("n", "in0", self.new_stype(T, False, int_ok, False)))
+        if ptr_ok and rst.random() < 0.4:
+            fields.append(("p", "q0", (rst.random() < 0.6, "nq0", rst.randint(1, 3))))
+            fields.append(("i", "nq0", rst.choice(SLEN)))
+        rst.shuffle(fields)
+        st = SType(len(self.stypes), T, rst.choice(["named", "named", "typedef", "anon"]), fields,
+                   rst.random() < 0.5)
+        self.stypes.append(st)
+        return st
+
+    def pick_stype(self, T, ptr_ok=True, int_ok=True):
+        rst = self.rst
+        cands = [st for st in self.stypes if st.T == T and (ptr_ok or not st.has_ptr) and
+                 (int_ok or not st.has_int)]
+        if cands and rst.random() < 0.6:
+            return rst.choice(cands)
+        return self.new_stype(T, ptr_ok, int_ok)
+
+    def struct_params(self, fn):
+        """Struct parameters of fn, inserted among the others."""
+        rst = self.rst
+        # mostly, the struct types an earlier function takes, so
+        # that this one can call it passing its own structs
+        plan = []
+        callees = [g for g in self.funcs if g.T == fn.T and g.sparams and not g.souts and
+                   g.sret is None and g.out is None and
+                   (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx)))]
+        if callees and rst.random() < 0.85:
+            plan = [sp.st for sp in rst.choice(callees).sparams]
+        for q in range(max(len(plan), rst.choice([0, 1, 1, 2, 2, 3]))):
+            mode = rst.choice(["val", "val", "cptr", "cptr", "ptr"])
+            st = plan[q] if q < len(plan) else self.pick_stype(fn.T)
+            name = ("st%d" if mode == "val" else "sp%d") % q
+            if mode == "val":
+                acc = name + "."
+            else:
+                acc = rst.choice([name + "->"] * 3 + ["(*%s)." % name])
+            lens = st.lengths()
+            outs, ivals = set(), {}
+            for path, kind, info in st.leaves():
+                if q < len(plan) and kind != "i":
+                    pass  # a struct to pass on: nothing written
+                elif kind in ("f", "a") and mode == "ptr" and rst.random() < 0.5:
+                    outs.add(path)
+                elif kind == "p" and not info[0] and rst.random() < 0.5:
+                    outs.add(path)
+                elif kind == "i":
+                    ivals[path] = lens.get(path, rst.randint(0, 3))
+            sp = SParam(name, st, mode, rst.choice(st.spells), acc, outs, ivals)
+            fn.sparams.append(sp)
+            fn.params.insert(rst.randint(0, len(fn.params)), ("s" + mode, name, sp))
+        fn.souts = any(sp.outs for sp in fn.sparams)
+
+    def sreads(self, st, acc, outs=()):
+        """Reads of the leaves of a struct value (C text) and its integers."""
+        reads, ints = [], []
+        for path, kind, info in st.leaves():
+            if path in outs:
+                continue
+            if kind == "f":
+                reads.append(acc + path)
+            elif kind == "i":
+                ints.append(acc + path)
+            elif kind == "a":
+                reads += ["%s%s[%d]" % (acc, path, k) for k in range(info)]
+            elif kind == "p":
+                reads += ["%s%s[%d]" % (acc, path, k) for k in range(info[2])]
+                if self.rst.random() < 0.3:
+                    reads.append("*%s%s" % (acc, path))
+        return reads, ints
+
+    def struct_values(self, fn, st, writable=False):
+        """Struct values of type st the body may pass: (value, address);
+        writable: only those whose address is not a pointer to const."""
+        out = []
+
+        def add(v, a, t, acc):
+            if t is st:
+                out.append((v, a))
+            for k, nm, info in t.fields:
+                if k == "n":
+                    add(acc + nm, "&" + acc + nm, info, acc + nm + ".")
+
+        for sp in fn.sparams:
+            if sp.outs or (writable and sp.mode == "cptr"):
+                continue
+            if sp.mode == "val":
+                add(sp.name, "&" + sp.name, sp.st, sp.acc)
+            else:
+                add("*" + sp.name, sp.name, sp.st, sp.acc)
+        for nm, t in fn.slocals:
+            add(nm, "&" + nm, t, nm + ".")
+        return out
+
+    def callee_ok(self, fn, g):
+        """g takes no struct, or only structs fn has (not written ones)."""
+        if g.sret is not None or g.souts:
+            return False
+        return all(self.struct_values(fn, sp.st, sp.mode == "ptr") for sp in g.sparams)
+
+    def struct_local(self, c):
+        """A local struct: an initializer list (designated or not), a copy of
+        another struct, a declaration then a whole assignment, or a
+        declaration then every field assigned."""
+        rst = self.rst
+        fn = c.fn
+        fn.nvar += 1
+        nm = "sl%d" % fn.nvar
+        st = self.pick_stype(fn.T, ptr_ok=False)
+        spell = rst.choice(st.spells)
+        srcs = self.struct_values(fn, st)
+        form = rst.choice(["init", "desig", "copy", "assign", "fields"] if srcs else
+                          ["init", "desig", "fields"])
+        out = []
+        if form in ("init", "desig"):
+            kids = []
+            fmt = self.init_list(c, st, kids, form == "desig")
+            out.append(S(self, "raw", "%s %s = %s;" % (spell, nm, fmt), kids))
+        elif form == "copy":
+            out.append(S(self, "raw", "%s %s = %s;" % (spell, nm, rst.choice(srcs)[0])))
+        elif form == "assign":
+            out.append(S(self, "raw", "%s %s;" % (spell, nm)))
+            out.append(S(self, "raw", "%s = %s;" % (nm, rst.choice(srcs)[0]), fixed=True))
+        else:
+            out.append(S(self, "raw", "%s %s;" % (spell, nm)))
+            out += self.assign_fields(c, st, nm + ".")
+        self.add_local(c, nm, st)
+        return out
+
+    def add_local(self, c, nm, st):
+        fn = c.fn
+        reads, ints = self.sreads(st, nm + ".")
+        c.reads += reads
+        c.ints += ints
+        fn.mutable += [nm + "." + path for path, kind, _ in st.leaves() if kind == "f"]
+        fn.slocals.append((nm, st))
+
+    def assign_fields(self, c, st, acc):
+        """Every leaf of a struct assigned, in field order (never dropped:
+        a field is written before it is read)."""
+        out = []
+        for path, kind, info in st.leaves():
+            if kind == "f":
+                out.append(S(self, "raw", "%s%s = {0};" % (acc, path), [self.expr(c, 2)], fixed=True))
+            elif kind == "i":
+                out.append(S(self, "raw", "%s%s = %d;" % (acc, path, self.rst.randint(0, 3)), fixed=True))
+            elif kind == "a":
+                for k in range(info):
+                    out.append(S(self, "raw", "%s%s[%d] = {0};" % (acc, path, k), [self.expr(c, 2)],
+                                 fixed=True))
+        return out
+
+    def init_list(self, c, st, kids, desig):
+        """An initializer for every field of st (C braces doubled for
+        str.format), expressions appended to kids."""
+        rst = self.rst
+        items = []
+        for kind, nm, info in st.fields:
+            if kind == "f":
+                v = "{%d}" % len(kids)
+                kids.append(self.expr(c, 1))
+            elif kind == "i":
+                v = str(rst.randint(0, 3))
+            elif kind == "a":
+                vs = []
+                for _ in range(info):
+                    vs.append("{%d}" % len(kids))
+                    kids.append(self.expr(c, 1))
+                v = "{{" + ", ".join(vs) + "}}"
+            elif kind == "n":
+                v = self.init_list(c, info, kids, desig and rst.random() < 0.5)
+            else:
+                raise AssertionError("a local struct has no pointer field")
+            items.append(".%s = %s" % (nm, v) if desig else v)
+        if desig:
+            rst.shuffle(items)
+        return "{{" + ", ".join(items) + "}}"
+
+    def struct_loop(self, c):
+        """A loop over an array field, over the data of a pointer field up
+        to its length field, or up to an integer field (ADBench's Wishart
+        m): a sum or a contracting fold."""
+        rst = self.rst
+        fn = c.fn
+        cands = []
+        for sp in fn.sparams:
+            lens = sp.st.lengths()
+            for path, kind, info in sp.st.leaves():
+                if (kind in ("a", "p") or (kind == "i" and path not in lens)) and path not in sp.outs:
+                    cands.append((sp.acc, path, kind, info, sp.st))
+        for nm, st in fn.slocals:
+            for path, kind, info in st.leaves():
+                if kind == "a":
+                    cands.append((nm + ".", path, kind, info, st))
+        if not cands:
+            return []
+        acc, path, kind, info, st = rst.choice(cands)
+        fn.nvar += 1
+        k = "c%d" % fn.nvar
+        reads = ["%s%s[%s]" % (acc, path, k)] * 2
+        if kind == "a":
+            hdr = "for (int %s = 0; %s < %d; %s++)" % (k, k, info, k)
+        elif kind == "i":
+            # the counter has the field's type (char: promoted, never a
+            # subscript)
+            hdr = "for (%s %s = 0; %s < %s%s; %s++)" % (info, k, k, acc, path, k)
+            reads = ["((@T)%s * #0.5)" % k]
+        else:
+            lty = [i for kd, nm, i in st.fields if nm == info[1]][0]
+            hdr = "for (%s %s = 0; %s < %s%s; %s++)" % (lty, k, k, acc, info[1], k)
+        lc = c.sub(reads=c.reads + reads, ints=c.ints + [k])
+        v = self.newvar(fn)
+        if rst.random() < 0.3:
+            # a struct local of the loop body, made from the iteration's
+            # values, one field updated, read by the sum
+            st2 = self.pick_stype(fn.T, ptr_ok=False)
+            fn.nvar += 1
+            u = "sb%d" % fn.nvar
+            kids = []
+            fmt = self.init_list(lc, st2, kids, rst.random() < 0.3)
+            body = [S(self, "raw", "%s %s = %s;" % (rst.choice(st2.spells), u, fmt), kids)]
+            rd, it = self.sreads(st2, u + ".")
+            lc = lc.sub(reads=lc.reads + rd, ints=lc.ints + it)
+            f = rst.choice([p for p, kd, _ in st2.leaves() if kd == "f"])
+            body.append(S(self, "raw", "%s.%s *= #1.0 + #0.25 * tanh({0});" % (u, f), [self.expr(lc, 1)]))
+            body.append(S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)]))
+            out = [S(self, "raw", "@T %s = #0.0;" % v), S(self, "for", hdr, body=body)]
+        elif rst.random() < 0.6:
+            out = [S(self, "raw", "@T %s = #0.0;" % v),
+                   S(self, "for", hdr, body=[S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])])]
+        else:
+            out = [S(self, "raw", "@T %s = {0};" % v, [self.expr(c, 1)]),
+                   S(self, "for", hdr,
+                     body=[S(self, "raw", "%s = #0.5 * %s + tanh({0});" % (v, v), [self.expr(lc, 2)])])]
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
+
+    def struct_stmts(self, c):
+        """Statements over structs at the top level of a body."""
+        rst = self.rst
+        fn = c.fn
+        p = rst.random()
+        scallees = [g for g in fn.callees if g.sparams]
+        if scallees and rst.random() < 0.3:
+            # a call passing structs, as a statement of its own
+            v = self.newvar(fn)
+            e = self.call(c, 2, rst.choice(scallees))
+            c.vars.append(v)
+            fn.mutable.append(v)
+            return [S(self, "raw", "@T %s = {0};" % v, [e])]
+        if p < 0.4 or not (fn.sparams or fn.slocals):
+            return self.struct_local(c)
+        if p < 0.75:
+            out = self.struct_loop(c)
+            if out:
+                return out
+        if fn.slocals and p < 0.9:
+            nm, st = rst.choice(fn.slocals)
+            arrs = [(path, info) for path, kind, info in st.leaves() if kind == "a"]
+            if arrs and rst.random() < 0.6:
+                # an element of a local's array field rewritten
+                path, size = rst.choice(arrs)
+                return [S(self, "raw", "%s.%s[%d] = {0};" % (nm, path, rst.randrange(size)),
+                          [self.expr(c, 2)])]
+            srcs = [v for v, _ in self.struct_values(fn, st) if v != nm]
+            if srcs:
+                return [S(self, "raw", "%s = %s;" % (nm, rst.choice(srcs)))]
+        return self.struct_local(c)
+
+    def struct_outputs(self, c):
+        """The leaves written through pointers, each once, at the end
+        (never dropped); a written leaf may be read by the later ones."""
+        fn = c.fn
+        out = []
+        reads = list(c.reads)
+        for sp in fn.sparams:
+            for path, kind, info in sp.st.leaves():
+                if path not in sp.outs:
+                    continue
+                lc = c.sub(reads=reads)
+                if kind == "f":
+                    w = "%s%s = {0} + #0.1 * tanh({1});" % (sp.acc, path)
+                    if fn.kinks < fn.max_kinks and self.rst.random() < 0.25:
+                        # written in both branches of an if
+                        out.append(S(self, "if", exprs=[self.cond(lc, 1)], fixed=True,
+                                     body=[S(self, "raw", w, [self.expr(lc, 2), self.use_all(c)],
+                                             fixed=True)],
+                                     els=[S(self, "raw", w, [self.expr(lc, 1), self.use_all(c)],
+                                            fixed=True)]))
+                    else:
+                        out.append(S(self, "raw", w, [self.expr(lc, 2), self.use_all(c)], fixed=True))
+                    reads.append(sp.acc + path)
+                    continue
+                if kind == "p" and info[2] == 1 and self.rst.random() < 0.5:
+                    # the one element through *p->q
+                    out.append(S(self, "raw", "*%s%s = {0} + #0.1 * tanh({1});" % (sp.acc, path),
+                                 [self.expr(lc, 2), self.use_all(c)], fixed=True))
+                    continue
+                fn.nvar += 1
+                k = "c%d" % fn.nvar
+                if kind == "a":
+                    hdr = "for (int %s = 0; %s < %d; %s++)" % (k, k, info, k)
+                else:
+                    lty = [i for kd, nm, i in sp.st.fields if nm == info[1]][0]
+                    hdr = "for (%s %s = 0; %s < %s%s; %s++)" % (lty, k, k, sp.acc, info[1], k)
+                lc = c.sub(reads=reads + ["(@T)%s" % k], ints=c.ints + [k])
+                out.append(S(self, "for", hdr, fixed=True,
+                             body=[S(self, "raw", "%s%s[%s] = {0} + #0.1 * tanh({1});" % (sp.acc, path, k),
+                                     [self.expr(lc, 2), self.use_all(c)], fixed=True)]))
+        return out
+
+    def struct_return(self, c):
+        """The end of a function that returns a struct: a local, a struct
+        parameter by value or an initializer list returned."""
+        rst = self.rst
+        fn = c.fn
+        st = fn.sret
+        srcs = [nm for nm, t in fn.slocals if t is st]
+        # (a parameter's array field may not be written: a write into the
+        # copy, which the plugin refuses)
+        srcs += [sp.name for sp in fn.sparams if sp.mode == "val" and sp.st is st and
+                 not any(kind == "a" for _, kind, _ in st.leaves())]
+        out = []
+        if srcs and rst.random() < 0.5:
+            nm = rst.choice(srcs)
+        else:
+            fn.nvar += 1
+            nm = "sr%d" % fn.nvar
+            spell = rst.choice(st.spells)
+            if rst.random() < 0.6:
+                kids = []
+                fmt = self.init_list(c, st, kids, rst.random() < 0.3)
+                out.append(S(self, "raw", "%s %s = %s;" % (spell, nm, fmt), kids, fixed=True))
+            else:
+                out.append(S(self, "raw", "%s %s;" % (spell, nm), fixed=True))
+                out += self.assign_fields(c, st, nm + ".")
+        # every returned leaf depends on the inputs, as every element of an
+        # output array does (output_stmts): an output the inputs do not
+        # reach (`q[i] = 0.5` into `double *q`, or a returned struct's
+        # constant field) is refused with an internal error in f_fwd (its
+        # zero tangent is materialised as a scalar), a known plugin bug
+        # not in lowering/structs.cpp
+        v = self.newvar(fn)
+        out.append(S(self, "raw", "@T %s = tanh({0});" % v, [self.use_all(c)], fixed=True))
+        for path, kind, info in st.leaves():
+            for lv in ([path] if kind == "f" else ["%s[%d]" % (path, k) for k in range(info)]):
+                out.append(S(self, "raw", "%s.%s = #0.5 * %s.%s + #0.1 * %s;" % (nm, lv, nm, lv, v),
+                             fixed=True))
+        out.append(S(self, "raw", "return %s;" % nm, fixed=True))
+        return out
+
     # -- functions -----------------------------------------------------------
     def function(self, k, T, n):
         r = self.r
@@ -732,6 +1223,7 @@ class Gen:
         fn.intparam = None
         fn.allocs = False
         fn.need = 2  # array elements its body reads at constant indices (x[1])
+        fn.sparams, fn.slocals, fn.souts, fn.sret = [], [], False, None
         if fn.kind == "array":
             fn.arrays = ["x"] + (["w"] if r.random() < 0.4 else [])
             fn.has_idx = r.random() < 0.35
@@ -763,20 +1255,40 @@ class Gen:
             fn.params.append(("scal", s))
         if fn.intparam:
             fn.params.insert(r.randint(0, len(fn.params)), ("int", fn.intparam[0]))
+        # structs: parameters, a struct result, locals (their own stream)
+        passers = [g for g in self.funcs if g.T == T and g.sparams and not g.souts and
+                   g.sret is None]
+        fn.structy = self.rst.random() < (0.7 if passers else 0.45)
+        if fn.structy:
+            self.struct_params(fn)
+            if self.rst.random() < 0.25:
+                fn.sret = self.pick_stype(T, ptr_ok=False, int_ok=False)
+                fn.sret_spell = self.rst.choice(fn.sret.spells)
         # callees: those without output arrays; array callees only from array
-        # functions (they pass whole arrays), idx only if we have it
-        # (not those whose scratch is an alloc, calloc's or a whole memset's:
-        # their callers are refused in reverse mode, DESIGN.md 8.14)
+        # functions (they pass whole arrays), idx only if we have it; struct
+        # callees only with the structs they take, not returning one
         fn.callees = [g for g in self.funcs if g.T == T and g.out is None and
                       (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
-                      not g.allocs]
+                      self.callee_ok(fn, g)]
         fn.ret = fn.out is None or r.random() < 0.6
+        if fn.sret is not None:
+            fn.ret = False
+        elif fn.souts and fn.out is None and self.rst.random() < 0.3:
+            fn.ret = False  # the struct's written fields are the only outputs
         fn.mutable = list(fn.scalars)
         ints = [fn.intparam[0]] if fn.intparam else []
         reads = ["%s[%d]" % (a, q) for a in fn.arrays for q in range(min(n, 2))]
         if fn.arrays and self.rv.random() < 0.3:
             # views: *a is a[0], *(a + n - 1) the last element
             reads += ["*%s" % fn.arrays[0], "*(%s + n - 1)" % fn.arrays[-1]]
+        for sp in fn.sparams:
+            rd, it = self.sreads(sp.st, sp.acc, sp.outs)
+            reads += rd
+            ints += it
+            if sp.mode == "val":
+                # a struct passed by value is a copy: its floating fields
+                # may be assigned
+                fn.mutable += [sp.acc + path for path, kind, _ in sp.st.leaves() if kind == "f"]
         c = Ctx(fn, fn.scalars, reads, ints)
         body = []
         if not fn.scalars:
@@ -784,19 +1296,27 @@ class Gen:
             body.append(S(self, "raw", "@T %s = {0};" % v, [self.expr(c, 1)], fixed=False))
             c.vars.append(v)
             fn.mutable.append(v)
+        if fn.structy and (self.rst.random() < 0.5 or not (fn.sparams or fn.sret)):
+            body.extend(self.struct_stmts(c))
         nst = r.randint(1, 4)
         for _ in range(nst):
             if fn.arrays and r.random() < 0.55:
                 body.extend(self.array_loop(c))
             else:
-                body.extend(self.scalar_stmts(c, 1, fn.ret and fn.out is None, False))
+                body.extend(self.scalar_stmts(c, 1, fn.ret and fn.out is None and not fn.souts, False))
+            if fn.structy and self.rst.random() < 0.5:
+                body.extend(self.struct_stmts(c))
         if fn.arrays and self.rm.random() < 0.3:
             body.extend(self.scratch(c))
         if fn.out:
             body.extend(self.output_stmts(c))
+        if fn.souts:
+            body.extend(self.struct_outputs(c))
         if fn.ret:
             body.append(S(self, "raw", "return {0} + #0.1 * tanh({1});",
                           [self.expr(c, 2), self.use_all(c)], fixed=True))
+        elif fn.sret is not None:
+            body.extend(self.struct_return(c))
         fn.body = body
         return fn
 
@@ -908,8 +1428,12 @@ static void gen_check(const struct gca_problem *p, void (*m)(const double *), co
 def signature(fn, name, annotated):
     T = fn.T
     ps = []
-    for kind, nm in fn.params:
-        if kind == "arr":
+    for p in fn.params:
+        kind, nm = p[0], p[1]
+        if kind in ("sval", "scptr", "sptr"):
+            ps.append({"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s"}[kind]
+                      % (p[2].spell, nm))
+        elif kind == "arr":
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
             ps.append("const int *idx")
@@ -922,6 +1446,8 @@ def signature(fn, name, annotated):
         else:
             ps.append("%s %s" % (T, nm))
     ret = T if fn.ret else "void"
+    if fn.sret is not None:
+        ret = fn.sret_spell
     attr = "CHAD_DIFFERENTIABLE\n" if annotated else "static "
     return "%s%s %s(%s)" % (attr, ret, name, ", ".join(ps))
 
@@ -932,6 +1458,85 @@ def render_fn(fn, st, instr):
         rs(s, fn.T, st, instr, 1, out)
     out.append("}")
     return "\n".join(out)
+
+
+def struct_harness(fn, nin, nout):
+    """The wrappers' side of struct parameters and results (DESIGN.md section
+    1): x continues with every floating input leaf of the struct parameters
+    (scalars, array fields, the data pointer fields point to), y with their
+    written leaves, then the leaves of a struct result.  Shadows: f_fwd's
+    hold the tangents (written leaves NaN, to be filled), f_rev's the
+    adjoints to add into (pointer fields at the adjoint arrays) and, in
+    written leaves, the seeds; integer fields of shadows hold 77, which
+    must be ignored."""
+    modes = ("f", "wm", "fwd", "rev")
+    pre = {m: [] for m in modes}
+    post = {m: [] for m in modes}
+    args = {}
+    T = fn.T
+    for j, sp in enumerate(fn.sparams):
+        v, d, b = "gsv%d" % j, "gsd%d" % j, "gsb%d" % j
+        for m in modes:
+            pre[m].append("%s %s;" % (sp.spell, v))
+        pre["fwd"].append("%s %s;" % (sp.spell, d))
+        pre["rev"].append("%s %s;" % (sp.spell, b))
+        for path, kind, info in sp.st.leaves():
+            out = path in sp.outs
+            if kind == "i":
+                for m in modes:
+                    pre[m].append("%s.%s = %d;" % (v, path, sp.ivals[path]))
+                pre["fwd"].append("%s.%s = 77;" % (d, path))
+                pre["rev"].append("%s.%s = 77;" % (b, path))
+                continue
+            if kind == "p":
+                o = nout if out else nin
+                arr = "out" if out else "in"
+                for m in modes:
+                    pre[m].append("%s.%s = %s + %d;" % (v, path, arr, o))
+                pre["fwd"].append("%s.%s = d%s + %d;" % (d, path, arr, o))
+                pre["rev"].append("%s.%s = b%s + %d;" % (b, path, arr, o))
+                if out:
+                    nout += info[2]
+                else:
+                    nin += info[2]
+                continue
+            size = 1 if kind == "f" else info
+            for k in range(size):
+                lv = path if kind == "f" else "%s[%d]" % (path, k)
+                if out:
+                    for m in modes:
+                        pre[m].append("%s.%s = NAN;" % (v, lv))
+                    pre["fwd"].append("%s.%s = NAN;" % (d, lv))
+                    pre["rev"].append("%s.%s = bout[%d];" % (b, lv, nout))
+                    for m in ("f", "fwd", "rev"):
+                        post[m].append("out[%d] = %s.%s;" % (nout, v, lv))
+                    post["fwd"].append("dout[%d] = %s.%s;" % (nout, d, lv))
+                    nout += 1
+                else:
+                    for m in modes:
+                        pre[m].append("%s.%s = in[%d];" % (v, lv, nin))
+                    pre["fwd"].append("%s.%s = din[%d];" % (d, lv, nin))
+                    pre["rev"].append("%s.%s = bin[%d];" % (b, lv, nin))
+                    post["rev"].append("bin[%d] = %s.%s;" % (nin, b, lv))
+                    nin += 1
+        ref = "&" if sp.mode != "val" else ""
+        args[sp.name] = {"f": [ref + v], "wm": [ref + v], "fwd": [ref + v, ref + d],
+                         "rev": [ref + v, "&" + b]}
+    if fn.sret is not None:
+        for m in modes:
+            pre[m].append("%s gsr;" % fn.sret_spell)
+        pre["fwd"].append("%s gsdr;" % fn.sret_spell)
+        pre["rev"].append("%s gsrb;" % fn.sret_spell)
+        for path, kind, info in fn.sret.leaves():
+            for k in range(1 if kind == "f" else info):
+                lv = path if kind == "f" else "%s[%d]" % (path, k)
+                pre["rev"].append("gsrb.%s = bout[%d];" % (lv, nout))
+                for m in ("f", "fwd", "rev"):
+                    post[m].append("out[%d] = gsr.%s;" % (nout, lv))
+                post["fwd"].append("dout[%d] = gsdr.%s;" % (nout, lv))
+                nout += 1
+        post["wm"].append("(void)gsr;")
+    return {"nin": nin, "nout": nout, "pre": pre, "post": post, "args": args}
 
 
 def wrappers(g, fn):
@@ -948,11 +1553,16 @@ def wrappers(g, fn):
         off[s] = o
         o += 1
     retslot = n if fn.out else 0
+    sh = struct_harness(fn, nin, nout)
+    nin, nout = sh["nin"], sh["nout"]
 
     def args(mode):
         a = []
-        for kind, nm in fn.params:
-            if kind == "arr":
+        for p in fn.params:
+            kind, nm = p[0], p[1]
+            if kind in ("sval", "scptr", "sptr"):
+                a += sh["args"][nm][mode]
+            elif kind == "arr":
                 a.append("in + %d" % off[nm])
                 if mode == "fwd":
                     a.append("din + %d" % off[nm])
@@ -981,11 +1591,20 @@ def wrappers(g, fn):
                 a.append("&dout[%d]" % retslot)
             elif mode == "rev":
                 a.append("bout[%d]" % retslot)
+        if fn.sret is not None:
+            if mode == "fwd":
+                a.append("&gsdr")
+            elif mode == "rev":
+                a.append("gsrb")
         return ", ".join(a)
 
     def call(name, mode):
         c = "%s(%s)" % (name, args(mode))
-        return ("out[%d] = %s;" % (retslot, c)) if fn.ret else (c + ";")
+        if fn.sret is not None:
+            c = "gsr = " + c
+        code = ("out[%d] = %s;" % (retslot, c)) if fn.ret else (c + ";")
+        # the structs filled before the call, their outputs read after it
+        return "\n    ".join(sh["pre"][mode] + [code] + sh["post"][mode])
 
     N = fn.name
     L = []
@@ -1000,7 +1619,7 @@ def wrappers(g, fn):
     L.append("static void %s_wm(const double *x) {" % N)
     L.append("    %s; int k;" % dec)
     L.append("    for (k = 0; k < %d; k++) in[k] = (%s)x[k];" % (nin, T))
-    L.append("    " + call("gm_" + N, "f"))
+    L.append("    " + call("gm_" + N, "wm"))
     L.append("    (void)out;")
     L.append("}")
     L.append("static void %s_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {" % N)
@@ -1086,6 +1705,8 @@ def render(g, st=None):
         parts.insert(1, MEMORY_INCLUDES)
     parts.append("static const int gen_idx[%d] = {%s};" % (g.n, ", ".join(map(str, g.idx))))
     parts.append(GEN_TABLES)
+    if g.stypes:
+        parts.append("\n".join(t.definition() for t in g.stypes))
     live = [f for f in g.funcs if f.id not in st.drop]
     for fn in live:
         parts.append(render_fn(fn, st, False))
@@ -1121,7 +1742,7 @@ def render_plain(g, st):
     -Werror, by the reducer to reject candidates that are not valid C or
     that leave variables unused."""
     parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
-             GEN_TABLES, CUSTOM_DECLS]
+             GEN_TABLES, CUSTOM_DECLS] + ["\n".join(t.definition() for t in g.stypes)] * bool(g.stypes)
     if g.scratch_used:
         parts.insert(1, MEMORY_INCLUDES)
     for fn in g.funcs:
