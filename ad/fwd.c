@@ -466,7 +466,8 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names) {
   Type *ret = f->ret;
   Expr *result = r;
   if (type_is_active(f->ret)) {
-    result = ex_tuple(s.a, 2, (Expr *[]){r, tangent_of(&s, r)});
+    /* arrays of zeros, not structural zeros, for outputs that do not vary */
+    result = ex_tuple(s.a, 2, (Expr *[]){r, state_tangent(&s, &body, r)});
     ret = ty_tuple2(s.a, f->ret, type_tangent(s.a, f->ret));
   }
   Func *g = module_add(m, ad_name(m, f->name, "fwd"), params.len,

@@ -2152,6 +2152,7 @@ static const char *quiet_begin =
     "#pragma clang diagnostic ignored \"-Winteger-overflow\"\n"
     "#pragma clang diagnostic ignored \"-Wdivision-by-zero\"\n"
     "#pragma clang diagnostic ignored \"-Wtautological-constant-out-of-range-compare\"\n"
+    "#pragma clang diagnostic ignored \"-Wxor-used-as-pow\"\n"
     "#endif\n";
 static const char *quiet_end = "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n";
 
