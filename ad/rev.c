@@ -124,6 +124,7 @@ typedef struct Rename {
 
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse);
 static Expr *buf_of(Rev *s, Expr *atom);
+static Expr *output_producer(Rev *s, const VarMap *rhs_of, Expr *y);
 static void add_buffer(Rev *s, Bindings *out, Expr *ha, Expr *h, Expr *arr);
 /* A parameter the user marked inactive (CHAD_INACTIVE): it has no buffer. */
 static bool is_inactive_param(const Rev *s, const Var *v) {
@@ -433,6 +434,17 @@ static bool bindings_log(const Bindings *b) {
   return false;
 }
 
+/* Does a block make arrays of its own (freed when its C scope ends)? */
+static bool bindings_make_arrays(const Bindings *b) {
+  for (int i = 0; i < b->vars.len; i++) {
+    const Expr *rhs = b->rhss.items[i];
+    if ((rhs->kind == E_ALLOC || rhs->kind == E_BUILD || rhs->kind == E_SCATTER) &&
+        type_holds_array(rhs->type))
+      return true;
+  }
+  return false;
+}
+
 static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!type_is_active(rhs->type)) {
     bindings_push(s->a, primal, x, rhs);
@@ -456,6 +468,13 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
        * mark it pushes, so that the recomputation starts from the memory
        * the branch started from and the log stays balanced (DESIGN 8.13). */
       Bindings again = {0};
+      if (bindings_log(&bprimal[j]) && bindings_make_arrays(&bprimal[j])) {
+        /* the undo would write into arrays the primal branch freed */
+        fail(s, rhs->loc, "a branch that makes arrays and updates arrays in place, whose "
+                          "reverse must recompute it, cannot be differentiated in reverse "
+                          "mode yet");
+        return;
+      }
       if (bindings_log(&bprimal[j])) {
         int mark = ++s->marks;
         bind(s, &again, "undone", ex_logundo(s->a, mark, ex_tuple(s->a, 0, NULL)));
@@ -1362,8 +1381,14 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
       }
     }
     if (rhs->kind == E_SCATTER && rhs->args[0]->kind == E_VAR &&
-        count_uses(s, rhs->args[0]->var) == 1)
-      varmap_put(&s->bufs, rhs->args[0]->var, varmap_get(&s->bufs, x));
+        count_uses(s, rhs->args[0]->var) == 1) {
+      /* through the names the base is passed on by (an inlined callee's
+       * output), to the array that makes it: an alias's buffer would not
+       * reach it */
+      Expr *src = output_producer(s, &rhs_of, rhs->args[0]);
+      if (!varmap_get(&s->bufs, src->var))
+        varmap_put(&s->bufs, src->var, varmap_get(&s->bufs, x));
+    }
     /* the versions of an array made here share one buffer, updated in
      * place like the array; a parameter or a copy keeps its own */
     if (rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR &&
