@@ -352,6 +352,11 @@ class Gen:
         # and so do those about structs (types, parameters, locals, results)
         self.rst = random.Random(seed * 15485863 + 5)
         self.stypes = []
+        # and so do those about array updates (DESIGN.md 8.13, 8.15, 8.16):
+        # read-modify-writes of local arrays at computed indices, writes
+        # under conditions and in while/do loops, in-out parameters, calls
+        # that fill a local array
+        self.ru = random.Random(seed * 32452843 + 7)
         self.next_id = 0
         self.funcs = []
 
@@ -792,6 +797,194 @@ class Gen:
         fn.mutable.append(v)
         return out
 
+    def updates(self, c):
+        """Array updates (DESIGN.md 8.13, 8.15, 8.16): a local array (fixed
+        size, VLA or malloc'd) filled at the counter, then written at
+        computed indices in loops, reading elements written in earlier
+        iterations (a read-modify-write, a triangular nest, writes under a
+        condition, while and do loops), or filled by a call of a function
+        with an output array; and the in-out parameter's updates. Every
+        draw, the expressions' included, comes from self.ru: the other
+        streams, and so the rest of the program, are the seed's as before."""
+        saved = self.r, self.rc, self.rv
+        self.r = self.ru
+        self.rc = random.Random(self.ru.random())
+        self.rv = random.Random(self.ru.random())
+        try:
+            out = []
+            if c.fn.inout:
+                out += self.inout_block(c)
+            if not c.fn.inout or self.ru.random() < 0.5:
+                out += self.update_block(c)
+            return out
+        finally:
+            self.r, self.rc, self.rv = saved
+
+    def inout_block(self, c):
+        """The in-out parameter p: its first use reads it (p[i] += ...), so
+        f_fwd's dp and f_rev's p_b are tangents and adjoints of its initial
+        values on entry and of its final ones on exit (DESIGN.md 1, 8.7).
+        Never dropped: p must stay written."""
+        r = self.r
+        fn = c.fn
+        p = fn.inout
+        fn.nvar += 1
+        i = "pi%d" % fn.nvar
+        hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i)
+        rd = ["%s[%s]" % (a, i) for a in fn.arrays] + ["%s[%s]" % (p, i), "%s[(%s + 1) %% n]" % (p, i)]
+        lc = c.sub(reads=c.reads + rd, ints=c.ints + [i])
+        form = r.choice(["next", "mirror", "both"])
+        body = []
+        if form in ("next", "both"):
+            body.append(S(self, "raw", "%s[%s] += #0.5 * tanh({0}) * %s[(%s + 1) %% n];" % (p, i, p, i),
+                          [self.expr(lc, 2)], fixed=True))
+        if form in ("mirror", "both"):
+            body.append(S(self, "raw", "%s[n - 1 - %s] = #0.5 * %s[n - 1 - %s] + tanh({0});"
+                          % (p, i, p, i), [self.expr(lc, 2)], fixed=True))
+        out = [S(self, "for", hdr, body=body, fixed=True)]
+        if r.random() < 0.4:
+            out.append(S(self, "raw", "%s[0] *= #1.0 + #0.25 * tanh({0});" % p,
+                         [self.expr(c.sub(reads=c.reads + ["%s[n - 1]" % p]), 1)], fixed=True))
+        # later code reads it
+        c.reads += ["%s[0]" % p, "%s[n - 1]" % p]
+        return out
+
+    def update_block(self, c):
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        t, i, j, k = "t%d" % fn.nvar, "ui%d" % fn.nvar, "uj%d" % fn.nvar, "uk%d" % fn.nvar
+        ity = fn.ity
+        hdr = "for (" + ity + " %s = 0; %s < n; %s++)"
+        # callees with an output array that fits ours (n elements)
+        outcallees = [g for g in self.funcs if g.T == fn.T and g.out and not g.sparams and
+                      g.inout is None and (not g.has_idx or fn.has_idx)]
+        if outcallees and r.random() < 0.6:
+            form = r.choice(["call", "call", "callloop"])
+        else:
+            form = r.choice(["rmw", "rmw", "tri", "cond", "while", "do"])
+        out = []
+        v = self.newvar(fn)
+        if form == "callloop":
+            # a call filling an array local to a loop body (an array the
+            # loop carries, written by a call, is a located error)
+            g = r.choice(outcallees)
+            decl = r.choice(["@T %s[8];", "@T %s[n];"]) % t
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+            rc = lc.sub(reads=lc.reads + ["%s[%s]" % (t, i), "%s[n - 1 - %s]" % (t, i), "%s[0]" % t])
+            body = [S(self, "raw", decl, fixed=True), self.out_call(lc, g, t),
+                    S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, t, i), [self.expr(rc, 2)],
+                      fixed=True)]
+            out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+            out.append(S(self, "for", hdr % (i, i, i), body=body, fixed=True))
+            c.vars.append(v)
+            fn.mutable.append(v)
+            return out
+        alloc = r.choice(["fixed", "vla", "malloc"])
+        if alloc == "fixed":
+            out.append(S(self, "raw", "@T %s[8];" % t, fixed=True))
+        elif alloc == "vla":
+            out.append(S(self, "raw", "@T %s[n];" % t, fixed=True))
+        else:
+            self.scratch_used = True
+            out.append(S(self, "raw", "@T *%s = %smalloc(n * sizeof *%s);" % (t, r.choice(["", "(@T *)"]), t),
+                         fixed=True))
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+        if form == "call":
+            # g(x, ..., t, n, ...) fills t; then t may be updated as well
+            out.append(self.out_call(c, r.choice(outcallees), t))
+            form = r.choice(["", "", "rmw", "cond"])
+        else:
+            out.append(S(self, "for", hdr % (i, i, i), fixed=True,
+                         body=[S(self, "raw", "%s[%s] = {0};" % (t, i), [self.expr(lc, 2)], fixed=True)]))
+        # reads of the elements written so far, at the counter and elsewhere
+        uc = lc.sub(reads=lc.reads + ["%s[%s]" % (t, i), "%s[(%s + 1) %% n]" % (t, i),
+                                      "%s[n - 1 - %s]" % (t, i), "%s[0]" % t])
+
+        def rmw(at, ctx):
+            op = r.choice(["+=", "=", "-=", "*="])
+            if op == "+=":
+                return S(self, "raw", "%s[%s] += tanh({0});" % (t, at), [self.expr(ctx, 2)])
+            if op == "=":
+                return S(self, "raw", "%s[%s] = #0.5 * %s[%s] + tanh({0});" % (t, at, t, at),
+                         [self.expr(ctx, 2)])
+            if op == "-=":
+                return S(self, "raw", "%s[%s] -= #0.25 * %s[%s] * tanh({0});" % (t, at, t, i),
+                         [self.expr(ctx, 2)])
+            return S(self, "raw", "%s[%s] *= #1.0 + #0.25 * tanh({0});" % (t, at), [self.expr(ctx, 2)])
+
+        if form == "rmw":
+            at = r.choice(["(%s + 1) %% n", "n - 1 - %s", "(%s * 3 + 1) %% n", "%s / 2"])
+            at = at.replace("%s", i).replace("%%", "%")
+            body = [rmw(at, uc)]
+            if r.random() < 0.4:
+                body.append(rmw(i, uc))
+            out.append(S(self, "for", hdr % (i, i, i), body=body))
+        elif form == "tri":
+            jc = uc.sub(reads=uc.reads + ["%s[%s]" % (t, j)], ints=uc.ints + [j])
+            inner = S(self, "for", "for (%s %s = %s + 1; %s < n; %s++)" % (ity, j, i, j, j),
+                      body=[S(self, "raw", "%s[%s] = %s[%s] * tanh({0}) + #0.5 * %s[%s];"
+                              % (t, j, t, j, t, i), [self.expr(jc, 2)])])
+            out.append(S(self, "for", hdr % (i, i, i), body=[inner]))
+        elif form == "cond":
+            if fn.kinks < fn.max_kinks:
+                cond = self.cond(uc, 1)
+            else:
+                cond = X(self, "%s %% 2 == %d" % (i, r.randint(0, 1)), t="b")
+            then = [S(self, "raw", "%s[%s] = #0.5 * %s[(%s + 1) %% n] + tanh({0});" % (t, i, t, i),
+                      [self.expr(uc, 2)])]
+            els = [S(self, "raw", "%s[n - 1 - %s] -= #0.25 * tanh({0});" % (t, i), [self.expr(uc, 2)])]
+            out.append(S(self, "for", hdr % (i, i, i), body=[S(self, "if", exprs=[cond], body=then, els=els)]))
+        elif form in ("while", "do"):
+            # the counter lives outside the loop, stepped at the end of the
+            # body (never dropped)
+            kc = c.sub(reads=c.reads + ["%s[%s]" % (t, k), "%s[(%s + 1) %% n]" % (t, k)],
+                       ints=c.ints + [k])
+            out.append(S(self, "raw", "%s %s = 0;" % (ity, k), fixed=True))
+            at = r.choice(["(%s * 3 + 1) %% n", "(%s + 2) %% n", "n - 1 - %s"]).replace("%s", k).replace("%%", "%")
+            body = [S(self, "raw", "%s[%s] = #0.5 * %s[%s] + tanh({0});" % (t, at, t, k), [self.expr(kc, 2)]),
+                    S(self, "raw", "%s++;" % k, fixed=True)]
+            if form == "while":
+                out.append(S(self, "for", "while (%s < n)" % k, body=body))
+            else:
+                out.append(S(self, "do", "%s < n" % k, body=body))
+        # read back (never dropped)
+        rd = c.sub(reads=c.reads + ["%s[%s]" % (t, j), "%s[n - 1 - %s]" % (t, j)], ints=c.ints + [j])
+        out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+        out.append(S(self, "for", hdr % (j, j, j), fixed=True,
+                     body=[S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, t, j), [self.expr(rd, 2)],
+                             fixed=True)]))
+        if alloc == "malloc":
+            out.append(S(self, "raw", "free(%s);" % t, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
+
+    def out_call(self, c, g, t):
+        """A call of g (a function with an output array) writing t, as a
+        statement (never dropped, its node never replaced: t must stay
+        written)."""
+        r = self.r
+        args, kids = [], []
+        for p in g.params:
+            kind, name = p[0], p[1]
+            if kind == "arr":
+                args.append(r.choice(c.fn.arrays))
+            elif kind == "idx":
+                args.append("idx")
+            elif kind == "out":
+                args.append(t)
+            elif kind == "n":
+                args.append("n")
+            elif kind == "int":
+                args.append(str(r.randint(0, 3)))
+            else:
+                args.append("{%d}" % len(kids))
+                kids.append(self.expr(c, 1))
+        c.fn.need = max(c.fn.need, g.need)
+        call = X(self, "$CALL%s(%s)" % (g.name, ", ".join(args)), kids, t="call")
+        return S(self, "raw", "{0};", [call], fixed=True)
+
     def use_all(self, c):
         """A sum reading every variable and parameter, so that nothing is
         unused (-Werror); each term is a leaf the reducer may replace."""
@@ -1224,6 +1417,7 @@ class Gen:
         fn.allocs = False
         fn.need = 2  # array elements its body reads at constant indices (x[1])
         fn.sparams, fn.slocals, fn.souts, fn.sret = [], [], False, None
+        fn.inout = None
         if fn.kind == "array":
             fn.arrays = ["x"] + (["w"] if r.random() < 0.4 else [])
             fn.has_idx = r.random() < 0.35
@@ -1264,13 +1458,22 @@ class Gen:
             if self.rst.random() < 0.25:
                 fn.sret = self.pick_stype(T, ptr_ok=False, int_ok=False)
                 fn.sret_spell = self.rst.choice(fn.sret.spells)
-        # callees: those without output arrays; array callees only from array
-        # functions (they pass whole arrays), idx only if we have it; struct
-        # callees only with the structs they take, not returning one
-        fn.callees = [g for g in self.funcs if g.T == T and g.out is None and
+        # (not with struct parameters or a struct result: the function is
+        # then flattened, and reverse mode refuses an in-out field, a
+        # located error, DESIGN.md 8.7)
+        if fn.kind == "array" and not fn.sparams and fn.sret is None and self.ru.random() < 0.3:
+            # an in-out array parameter (DESIGN.md 8.7): read, then updated
+            fn.inout = "p"
+            fn.params.insert(self.ru.randint(0, len(fn.params)), ("inout", fn.inout))
+        # callees: those without output or in-out arrays; array callees only
+        # from array functions (they pass whole arrays), idx only if we have
+        # it; struct callees only with the structs they take, not returning one
+        fn.callees = [g for g in self.funcs if g.T == T and g.out is None and g.inout is None and
                       (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
                       self.callee_ok(fn, g)]
         fn.ret = fn.out is None or r.random() < 0.6
+        if fn.inout and fn.out is None and not fn.souts and self.ru.random() < 0.3:
+            fn.ret = False  # the in-out array is the only output
         if fn.sret is not None:
             fn.ret = False
         elif fn.souts and fn.out is None and self.rst.random() < 0.3:
@@ -1306,6 +1509,8 @@ class Gen:
                 body.extend(self.scalar_stmts(c, 1, fn.ret and fn.out is None and not fn.souts, False))
             if fn.structy and self.rst.random() < 0.5:
                 body.extend(self.struct_stmts(c))
+        if fn.inout or (fn.arrays and self.ru.random() < 0.4):
+            body.extend(self.updates(c))
         if fn.arrays and self.rm.random() < 0.3:
             body.extend(self.scratch(c))
         if fn.out:
@@ -1317,6 +1522,10 @@ class Gen:
                           [self.expr(c, 2), self.use_all(c)], fixed=True))
         elif fn.sret is not None:
             body.extend(self.struct_return(c))
+        elif fn.inout and fn.out is None and not fn.souts:
+            # the in-out array is the only output: it reads every variable
+            body.append(S(self, "raw", "%s[n - 1] += #0.1 * tanh({0});" % fn.inout, [self.use_all(c)],
+                          fixed=True))
         fn.body = body
         return fn
 
@@ -1437,7 +1646,7 @@ def signature(fn, name, annotated):
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
             ps.append("const int *idx")
-        elif kind == "out":
+        elif kind in ("out", "inout"):
             ps.append("%s *%s" % (T, nm))
         elif kind == "n":
             ps.append("%s %s" % (fn.ity, nm))
@@ -1555,12 +1764,32 @@ def wrappers(g, fn):
     retslot = n if fn.out else 0
     sh = struct_harness(fn, nin, nout)
     nin, nout = sh["nin"], sh["nout"]
+    if fn.inout:
+        # the in-out array (DESIGN.md 1): its initial values are n more
+        # inputs, its final ones n more outputs.  f_fwd gets the initial
+        # values' tangents in gdp and leaves the final ones' there; f_rev
+        # gets the seed for the final values in gpb and leaves the adjoint
+        # of the initial ones, and gp holding f's final values.
+        pin, pout = nin, nout
+        nin += n
+        nout += n
+        for m in ("f", "wm", "fwd", "rev"):
+            sh["pre"][m].append("%s gp[%d]; for (k = 0; k < %d; k++) gp[k] = in[%d + k];" % (T, n, n, pin))
+        sh["pre"]["fwd"].append("%s gdp[%d]; for (k = 0; k < %d; k++) gdp[k] = din[%d + k];"
+                                % (T, n, n, pin))
+        sh["pre"]["rev"].append("%s gpb[%d]; for (k = 0; k < %d; k++) gpb[k] = bout[%d + k];"
+                                % (T, n, n, pout))
+        for m in ("f", "fwd", "rev"):
+            sh["post"][m].append("for (k = 0; k < %d; k++) out[%d + k] = gp[k];" % (n, pout))
+        sh["post"]["fwd"].append("for (k = 0; k < %d; k++) dout[%d + k] = gdp[k];" % (n, pout))
+        sh["post"]["rev"].append("for (k = 0; k < %d; k++) bin[%d + k] += gpb[k];" % (n, pin))
+        sh["args"][fn.inout] = {"f": ["gp"], "wm": ["gp"], "fwd": ["gp", "gdp"], "rev": ["gp", "gpb"]}
 
     def args(mode):
         a = []
         for p in fn.params:
             kind, nm = p[0], p[1]
-            if kind in ("sval", "scptr", "sptr"):
+            if kind in ("sval", "scptr", "sptr", "inout"):
                 a += sh["args"][nm][mode]
             elif kind == "arr":
                 a.append("in + %d" % off[nm])
