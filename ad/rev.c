@@ -946,6 +946,8 @@ static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
 
 static void backprop_if(Rev *s, Var *x, Expr *ct, Bindings *out) {
   IfRev *info = varmap_get(&s->if_rev, x);
+  if (!info)
+    return; /* its primal failed with a message */
   bindings_push(s->a, out, info->ct_var, ct);
   PtrVec all = {0};
   for (int j = 0; j < 2; j++)
@@ -1975,7 +1977,10 @@ static Expr *output_producer(Rev *s, const VarMap *rhs_of, Expr *y) {
 }
 
 static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
-  if (!seeds->len)
+  bool any = false; /* an in-out array's seed is its buffer already: NULL */
+  for (int j = 0; j < seeds->len; j++)
+    any = any || seeds->items[j];
+  if (!any)
     return;
   Bindings b;
   bindings_of(s->a, f->body, &b);

@@ -761,6 +761,15 @@ static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   }
   free(other.data);
   line(e, "}");
+  /* an array an if yields may be memory written in place (an in-out
+   * parameter) that nothing reads through this name afterwards */
+  PtrVec leaves = {0};
+  leaves_of(e->a, res, &leaves);
+  for (int i = 0; i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    if (l->type->kind == TY_ARRAY && l->expr)
+      line(e, "(void)%s;", l->expr);
+  }
 }
 
 static void emit_tuple(Em *e, Var *x, Expr *rhs) {
