@@ -1214,7 +1214,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       args.push_back(lowerExpr(a, env));
       continue;
     }
-    const VarDecl *d = arrayDecl(a);
+    const VarDecl *d = wholeArrayArg(a); // `a`, `&a[0]`: a itself
     if (!d && viewBase(a)) {
       if (cls == PARAM_OUT_ARRAY)
         fail(a->getExprLoc(), "a pointer into an array ('" + text(a) + "') passed as "
@@ -1248,6 +1248,10 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       if (arrays.at(d).role == ArrayRole::In)
         fail(a->getExprLoc(), "input array '" + d->getNameAsString() +
                                   "' passed as an output array");
+      if (arrays.at(d).role == ArrayRole::View)
+        fail(a->getExprLoc(), "pointer '" + d->getNameAsString() + "' passed as output array of '" +
+                                  name + "': writing through a pointer into an array is not "
+                                  "supported yet");
       const ArrayVal &cur = env.arrays.at(d);
       args.push_back(cur.value ? mkVar(cur.value, loc)
                                : emptyArray(arrays.at(d).elem));

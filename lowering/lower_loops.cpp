@@ -677,7 +677,7 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
       const FunctionDecl *callee = call->getDirectCallee();
       for (unsigned i = 0; i < call->getNumArgs(); i++)
         if (const CExpr *a = call->getArg(i);
-            const VarDecl *d = arrayDecl(a)) {
+            const VarDecl *d = wholeArrayArg(a) ? wholeArrayArg(a) : viewBase(a)) {
           if (!env.arrays.count(d) && !ownerOf(d))
             continue;
           ParamClass cls;
@@ -918,6 +918,8 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
     env.vars[{counter, kWhole}] = c;
   }
   Var *counterVar = env.vars[{counter, kWhole}];
+  for (const VarDecl *d : lc.privates) // as if declared in the body
+    env.arrays[d] = ArrayVal{};
   for (size_t j = 0; j < spec.statePlaces.size(); j++) {
     const Place &p = spec.statePlaces[j];
     Var *v = newPlaceVar(p);
@@ -1379,7 +1381,7 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   SourceLocation loc = s->getForLoc();
   LoopCtx lc;
   lc.h = parseHeader(s, &env);
-  LoopScan sc = scanLoop(lc.h, env);
+  LoopScan sc = scanLoop(lc.h, privateScope(lc, env));
   lc.hasReturn = containsReturnStmt(s->getBody());
   lc.hasBreak = containsLoopExit(s->getBody(), true) || lc.hasReturn;
   classifyArrays(lc, sc, env);
@@ -1667,7 +1669,7 @@ Expr *Lowerer::lowerWhile(const Stmt *s, const Rest *next, Env env,
   SourceLocation loc = lc.h.kw;
   lc.b.lo = mkInt(0, loc);
   lc.b.step = 1;
-  LoopScan sc = scanLoop(lc.h, env);
+  LoopScan sc = scanLoop(lc.h, privateScope(lc, env));
   classifyArrays(lc, sc, env); // every array it writes is carried whole
   std::vector<Place> state = sc.order;
   std::vector<Binding> pre;

@@ -255,6 +255,10 @@ struct LoopCtx {
   // {counter, kRetVal}), and iterations after the break do nothing
   bool hasBreak = false;
   bool hasReturn = false;
+  // scratch arrays each iteration fills before reading, read by nothing
+  // after the loop: unwritten at the start of every iteration, never
+  // carried (lower_private.cpp)
+  std::set<const VarDecl *> privates;
 };
 
 // One lowering of a loop body, for one target.
@@ -463,6 +467,21 @@ public:
   void noteCallee(const FunctionDecl *callee, SourceLocation loc);
   const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
   const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
+
+  // ---- lower_private.cpp
+  enum class Touch {
+    None,  // does not name the array
+    Fills, // first fills it whole, by a call's output array
+    Inner, // names it only in nested loops, each keeping it private
+    Other, // reads it, writes part of it, or uses it under a condition
+  };
+  bool mentions(const Stmt *s, const VarDecl *d);
+  const VarDecl *wholeArrayArg(const CExpr *e);
+  bool fillsWhole(const Stmt *s, const VarDecl *d);
+  Touch firstTouch(const Stmt *s, const VarDecl *d);
+  bool usedAfter(const Stmt *loop, const VarDecl *d);
+  std::set<const VarDecl *> privateArrays(const LoopHeader &h, const Env &env);
+  Env privateScope(LoopCtx &lc, const Env &env);
   bool constIndex(const CExpr *idx, long long &v);
   const CExpr *rowIndex(const ArraySubscriptExpr *s, const VarDecl *d);
   bool constElement(const ArraySubscriptExpr *s, const VarDecl *d,
