@@ -1199,6 +1199,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
   std::vector<Expr *> args;
   std::vector<const VarDecl *> outs;
   std::vector<std::pair<const VarDecl *, bool>> passed; // array, as output
+  std::set<const VarDecl *> inOut; // passed to in-out parameters
   unsigned i = 0;
   for (const CExpr *a : c->arguments()) {
     const clang::ParmVarDecl *p = callee->getParamDecl(i++);
@@ -1206,10 +1207,35 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     Type *t = nullptr;
     std::string problem;
     classifyParam(p, cls, t, problem);
-    if (cls == PARAM_INOUT_ARRAY)
-      fail(a->getExprLoc(), "call to '" + name + "', whose parameter '" +
-                                p->getNameAsString() + "' is in-out (read "
-                                "before it is overwritten); not supported yet");
+    if (cls == PARAM_INOUT_ARRAY) { // the array's value in, its new value out
+      const VarDecl *d = wholeArrayArg(a);
+      if (!d)
+        fail(a->getExprLoc(), "call to '" + name + "', whose parameter '" +
+                                  p->getNameAsString() + "' is in-out (read before it is "
+                                  "overwritten), with '" + text(a) + "', which is not a whole "
+                                  "array; not supported yet");
+      if (arrays.at(d).role == ArrayRole::In || arrays.at(d).role == ArrayRole::View)
+        fail(a->getExprLoc(), "'" + d->getNameAsString() + "' passed to in-out parameter '" +
+                                  p->getNameAsString() + "' of '" + name +
+                                  "', which writes it; it is read-only here");
+      if (!type_eq(arrays.at(d).elem, t->elem))
+        fail(a->getExprLoc(), "'" + d->getNameAsString() +
+                                  "' has another element type than parameter '" +
+                                  p->getNameAsString() + "' of '" + name + "'");
+      for (auto &[other, otherOut] : passed)
+        if (other == d)
+          fail(a->getExprLoc(), "'" + d->getNameAsString() + "' is passed to '" + name +
+                                    "' twice, once as an in-out array; aliasing is not "
+                                    "supported");
+      if (ownerOf(d))
+        fail(a->getExprLoc(), "loop writes array '" + d->getNameAsString() +
+                                  "' through a call to '" + name + "'; not supported yet");
+      args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
+      passed.push_back({d, true});
+      outs.push_back(d);
+      inOut.insert(d);
+      continue;
+    }
     if (cls != PARAM_IN_ARRAY && cls != PARAM_OUT_ARRAY) {
       args.push_back(lowerExpr(a, env));
       continue;
@@ -1270,6 +1296,10 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     Var *fresh = newPlaceVar({d, kWhole});
     out.push_back({fresh, mkGet((int)j + 1, mkVar(r, loc), loc), loc});
     ArrayVal old = env.arrays.at(d);
+    if (inOut.count(d)) { // the callee updated it: same length
+      env.arrays[d] = ArrayVal{fresh, old.len ? dup(arena, old.len) : nullptr};
+      continue;
+    }
     if (!old.value) {
       env.arrays[d] = ArrayVal{fresh, nullptr};
       continue;

@@ -2,7 +2,9 @@
  * that write output arrays: cross products and differences written into
  * the caller's local arrays, into the caller's own output array, and read
  * from views of the caller's arrays. Such callees have no reverse halves:
- * their callers differentiate them inline (ad/inline.c). */
+ * their callers differentiate them inline (ad/inline.c). And calls that
+ * update the caller's array through an in-out parameter, as ADBench's BA
+ * does with `radial_distort(&cam[9], proj)`. */
 #include <math.h>
 #include "chad.h"
 #include "gradcheck.h"
@@ -50,6 +52,32 @@ double pair_dist(const double *x, int d) {
     return sqrt(s + 1e-3);
 }
 
+/* proj is in-out: read before it is overwritten. */
+CHAD_DIFFERENTIABLE
+void distort(const double *rad, double *proj) {
+    double rsq = proj[0] * proj[0] + proj[1] * proj[1];
+    double L = 1. + rad[0] * rsq + rad[1] * rsq * rsq;
+    proj[0] = proj[0] * L;
+    proj[1] = proj[1] * L;
+}
+
+/* The caller's output, written, updated by the callee twice, written
+ * again; a local array updated by the callee between reads. */
+CHAD_DIFFERENTIABLE
+void project2(const double *cam, const double *X, double *proj) {
+    proj[0] = X[0] / (X[2] + 3.0);
+    proj[1] = X[1] / (X[2] + 3.0);
+    distort(&cam[1], proj);
+    double q[2];
+    q[0] = proj[0] + cam[0];
+    q[1] = proj[1] - cam[0];
+    double before = q[0] * q[1];
+    distort(cam + 1, q);
+    distort(&cam[0], proj);
+    proj[0] = proj[0] * cam[3] + q[1] + before;
+    proj[1] = proj[1] * cam[3] + q[0];
+}
+
 struct ctx { int d; };
 #define D(c) (((const struct ctx *)(c))->d)
 
@@ -77,6 +105,16 @@ static void pd_wrev(const double *x, double *xb, double *y, const double *yb, vo
     y[0] = pair_dist_rev(x, xb, D(c), yb[0]);
 }
 
+static void pj_w(const double *x, double *y, void *c) { (void)c; project2(x, x + 4, y); }
+static void pj_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    (void)c;
+    project2_fwd(x, dx, x + 4, dx + 4, y, dy);
+}
+static void pj_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    (void)c;
+    project2_rev(x, xb, x + 4, xb + 4, y, yb);
+}
+
 int main(void) {
     static const int sizes[] = {1, 3, 8};
     char name[64];
@@ -86,6 +124,9 @@ int main(void) {
     snprintf(name, sizeof name, "cross_energy");
     p.nin = 9, p.nout = 1, p.f = ce_w, p.fwd = ce_wfwd, p.rev = ce_wrev;
     gca_check_random(&p, 4, -2, 2);
+    snprintf(name, sizeof name, "project2");
+    p.nin = 7, p.nout = 2, p.f = pj_w, p.fwd = pj_wfwd, p.rev = pj_wrev;
+    gca_check_random(&p, 4, -0.5, 0.5);
     for (unsigned k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         c.d = sizes[k];
         snprintf(name, sizeof name, "scaled_diff d=%d", c.d);
