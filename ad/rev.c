@@ -84,6 +84,8 @@ typedef struct Rev {
   Layer *layer;
   VarMap call_tape; /* Var x bound by a call -> atom of the callee's tape */
   VarMap if_rev;    /* Var x bound by an if -> IfRev* */
+  VarMap if_seeds;  /* Var x bound by an if -> PtrVec* of its array leaves'
+                       output seeds (NULL where none) */
   NameSet *names;   /* names in use: new variables get fresh ones */
   VarMap bufs;      /* array-valued Var -> its cotangent buffer: an atom, or
                        for a tuple of arrays a tuple of atoms (NULL where
@@ -1099,9 +1101,18 @@ static bool same_root(const Expr *a, const Expr *b) {
   return atom_eq(a, b);
 }
 
+/* The value a branch's result atom stands for: its right-hand side in the
+ * branch, or the atom itself when it is a tuple (or a projection) written
+ * in place; NULL when it is bound outside the branch. */
+static Expr *branch_value(const VarMap *branch_rhs, Expr *atom) {
+  if (atom->kind == E_VAR)
+    return varmap_get(branch_rhs, atom->var);
+  return atom->kind == E_TUPLE || atom->kind == E_GET ? atom : NULL;
+}
+
 static void branch_roots(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *roots) {
   int n = array_leaf_count(t);
-  Expr *rhs = atom->kind == E_VAR ? varmap_get(branch_rhs, atom->var) : NULL;
+  Expr *rhs = branch_value(branch_rhs, atom);
   if (!rhs) { /* bound outside the branch */
     if (t->kind == TY_ARRAY) {
       ptrvec_push(s->a, roots, atom);
@@ -1194,12 +1205,68 @@ static void block_rhs(Expr *e, VarMap *out) {
     varmap_put(out, e->var, e->args[0]);
 }
 
+/* Per array leaf of a branch's result, the variable of the branch that
+ * makes it (found through the branch's aliases, updates, loops and tuples),
+ * or NULL when the leaf is a version of an array from outside the branch
+ * or is made some other way (a nested if). */
+static void branch_made(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *made) {
+  int n = array_leaf_count(t);
+  Expr *rhs = branch_value(branch_rhs, atom);
+  switch (rhs ? rhs->kind : E_IF) {
+  case E_VAR:
+    branch_made(s, branch_rhs, rhs, t, made);
+    return;
+  case E_UPDATE:
+    branch_made(s, branch_rhs, rhs->args[0], t, made);
+    return;
+  case E_FOLD:
+  case E_WHILE:
+    branch_made(s, branch_rhs, rhs->args[1], t, made);
+    return;
+  case E_TUPLE:
+    if (t->kind == TY_TUPLE) {
+      for (int j = 0; j < rhs->nargs; j++)
+        branch_made(s, branch_rhs, rhs->args[j], t->elems[j], made);
+      return;
+    }
+    break;
+  case E_GET: {
+    PtrVec all = {0};
+    branch_made(s, branch_rhs, rhs->args[0], rhs->args[0]->type, &all);
+    int from = array_leaf_offset(rhs->args[0]->type, rhs->index);
+    for (int j = 0; j < n; j++)
+      ptrvec_push(s->a, made, from + j < all.len ? all.items[from + j] : NULL);
+    return;
+  }
+  case E_BUILD:
+  case E_ALLOC:
+  case E_SCATTER:
+    if (t->kind == TY_ARRAY) {
+      ptrvec_push(s->a, made, atom);
+      return;
+    }
+    break;
+  default:
+    break;
+  }
+  for (int j = 0; j < n; j++)
+    ptrvec_push(s->a, made, NULL);
+}
+
 /* The buffer of one array leaf of an if's result: that of the array both
  * branches return a version of (one this function allocated, or given to
  * that array now when it is made in this block and has none yet). */
 static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, const VarMap *rhs_of,
-                            Expr *r1, Expr *r2,
+                            Expr *r1, Expr *r2, Expr *m1, Expr *m2,
                             Expr *have, Expr *val, Loc loc, const char *name) {
+  if (!r1 && !r2 && m1 && m2) {
+    /* each branch makes the array: whichever runs, its array's cotangent
+     * is the if result's, in one buffer */
+    Expr *h = have ? have : alloc_like(s, reverse, val, name);
+    varmap_put(&s->bufs, m1->var, h);
+    varmap_put(&s->bufs, m2->var, h);
+    return h;
+  }
   if (!r1 || !r2 || !atom_eq(r1->kind == E_GET ? r1->args[0] : r1, r2->kind == E_GET ? r2->args[0] : r2) ||
       (r1->kind == E_GET) != (r2->kind == E_GET) || (r1->kind == E_GET && r1->index != r2->index)) {
     fail(s, loc, "an array made or chosen under a condition cannot be differentiated in "
@@ -1236,23 +1303,29 @@ static void array_leaf_vals(Rev *s, Expr *val, Type *t, PtrVec *out) {
       array_leaf_vals(s, ex_get(s->a, j, val), t->elems[j], out);
 }
 
+/* The leaves of an if's result, for its buffers: the roots and made arrays
+ * of each branch, the buffer a leaf already has (an output's seed, on an
+ * alias of it), and the leaves' values. */
+typedef struct IfLeaves {
+  PtrVec roots[2], made[2], have, vals;
+} IfLeaves;
+
 static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh,
-                             const VarMap *rhs_of, const PtrVec *r1,
-                             const PtrVec *r2, const PtrVec *vals, int *k, Type *t, Loc loc,
+                             const VarMap *rhs_of, const IfLeaves *l, int *k, Type *t, Loc loc,
                              const char *name) {
   if (t->kind == TY_ARRAY) {
     int j = (*k)++;
     if (!type_is_active(t))
       return NULL;
-    return if_leaf_buffer(s, reverse, fresh, rhs_of, r1->items[j], r2->items[j], NULL,
-                          vals->items[j], loc,
-                          name);
+    return if_leaf_buffer(s, reverse, fresh, rhs_of, l->roots[0].items[j], l->roots[1].items[j],
+                          l->made[0].items[j], l->made[1].items[j], l->have.items[j],
+                          l->vals.items[j], loc, name);
   }
   if (t->kind != TY_TUPLE || !array_leaf_count(t))
     return NULL;
   Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->n);
   for (int j = 0; j < t->n; j++)
-    parts[j] = if_tuple_handle(s, reverse, fresh, rhs_of, r1, r2, vals, k, t->elems[j], loc, name);
+    parts[j] = if_tuple_handle(s, reverse, fresh, rhs_of, l, k, t->elems[j], loc, name);
   return ex_lin(s->a, E_TUPLE, t->n, parts);
 }
 
@@ -1260,28 +1333,46 @@ static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh,
  * are those of the arrays updated (DESIGN 8.13). */
 static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, const VarMap *rhs_of, Var *x,
                        Expr *rhs) {
-  VarMap m1 = {0}, m2 = {0};
-  block_rhs(rhs->args[1], &m1);
-  block_rhs(rhs->args[2], &m2);
-  PtrVec roots1 = {0}, roots2 = {0};
-  branch_roots(s, &m1, block_result_atom(rhs->args[1]), x->type, &roots1);
-  branch_roots(s, &m2, block_result_atom(rhs->args[2]), x->type, &roots2);
-  varmap_free(&m1);
-  varmap_free(&m2);
+  IfLeaves l = {0};
+  for (int k = 0; k < 2; k++) {
+    VarMap m = {0};
+    block_rhs(rhs->args[1 + k], &m);
+    branch_roots(s, &m, block_result_atom(rhs->args[1 + k]), x->type, &l.roots[k]);
+    branch_made(s, &m, block_result_atom(rhs->args[1 + k]), x->type, &l.made[k]);
+    varmap_free(&m);
+  }
   if (x->type->kind == TY_ARRAY) {
-    Expr *h = if_leaf_buffer(s, reverse, fresh, rhs_of, roots1.items[0], roots2.items[0],
-                             varmap_get(&s->bufs, x), ex_var(s->a, x), rhs->loc, bname(s, x));
+    PtrVec *seeds = varmap_get(&s->if_seeds, x);
+    Expr *have = seeds ? seeds->items[0] : varmap_get(&s->bufs, x);
+    Expr *h = if_leaf_buffer(s, reverse, fresh, rhs_of, l.roots[0].items[0], l.roots[1].items[0],
+                             l.made[0].items[0], l.made[1].items[0], have,
+                             ex_var(s->a, x), rhs->loc, bname(s, x));
     if (h)
       varmap_put(&s->bufs, x, h);
     return;
   }
-  PtrVec vals = {0};
-  array_leaf_vals(s, ex_var(s->a, x), x->type, &vals);
+  array_leaf_vals(s, ex_var(s->a, x), x->type, &l.vals);
+  PtrVec *seeds = varmap_get(&s->if_seeds, x); /* outputs' seeds */
+  for (int j = 0; j < l.vals.len; j++)
+    ptrvec_push(s->a, &l.have, seeds && j < seeds->len ? seeds->items[j] : NULL);
   int k = 0;
-  Expr *h = if_tuple_handle(s, reverse, fresh, rhs_of, &roots1, &roots2, &vals, &k, x->type, rhs->loc,
-                            bname(s, x));
+  Expr *h = if_tuple_handle(s, reverse, fresh, rhs_of, &l, &k, x->type, rhs->loc, bname(s, x));
   if (!s->failed)
     varmap_put(&s->bufs, x, h);
+}
+
+/* Does each branch of an if whose result is one array make that array? */
+static bool branches_make(Rev *s, Expr *rhs) {
+  bool both = true;
+  for (int k = 0; k < 2; k++) {
+    VarMap m = {0};
+    PtrVec made = {0};
+    block_rhs(rhs->args[1 + k], &m);
+    branch_made(s, &m, block_result_atom(rhs->args[1 + k]), rhs->type, &made);
+    varmap_free(&m);
+    both = both && made.len == 1 && made.items[0];
+  }
+  return both;
 }
 
 /* A loop's initial arrays made in this block use the loop's buffers: the
@@ -1317,6 +1408,11 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
   for (int i = 0; i < b->vars.len && !s->failed; i++) {
     Var *x = b->vars.items[i];
     Expr *rhs = b->rhss.items[i];
+    if (rhs->kind == E_IF && x->type->kind == TY_ARRAY && varmap_get(&s->bufs, x) &&
+        branches_make(s, rhs)) {
+      if_buffers(s, reverse, &fresh, &rhs_of, x, rhs); /* the seed serves both */
+      continue;
+    }
     if (!has_active_array(x->type) || varmap_get(&s->bufs, x))
       continue;
     if (rhs->kind == E_FOLD || rhs->kind == E_WHILE) {
@@ -1908,10 +2004,12 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
     Var *x = b.vars.items[i];
     Expr *arhs = b.rhss.items[i];
     if (varmap_has(&s->fold_mark, x) ||
-        (arhs->kind == E_IF && varmap_has(&s->if_rev, x) && expr_contains(arhs, E_UPDATE))) {
+        (arhs->kind == E_IF && varmap_has(&s->if_rev, x) &&
+         (expr_contains(arhs, E_UPDATE) || has_active_array(x->type)))) {
       /* a loop carrying arrays runs its reverse even without a scalar
        * cotangent: its arrays' cotangents are in their buffers, and the
-       * undo log must give back what it wrote */
+       * undo log must give back what it wrote; so does an if whose
+       * branches make or update arrays */
       Contrib *c = take_contribs(s, x);
       Expr *total = c ? sum_contribs(s, x, c) : ex_zero(s->a, type_tangent(s->a, x->type));
       Expr *ct_x = expr_is_atom(total) ? total : bind(s, reverse, bname(s, x), total);
@@ -2005,6 +2103,22 @@ static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
       /* a seed on an alias would never reach the array's own buffer */
       Expr *src = made->kind == E_GET ? made->args[0] : made;
       Expr *from = src->kind == E_VAR ? varmap_get(&rhs_of, src->var) : NULL;
+      if (from && from->kind == E_IF) {
+        /* an if's result: its buffers start from the seed (if_buffers) */
+        PtrVec *hv = varmap_get(&s->if_seeds, src->var);
+        if (!hv) {
+          hv = arena_alloc(s->a, sizeof *hv);
+          *hv = (PtrVec){0};
+          for (int i = 0; i < array_leaf_count(src->type); i++)
+            ptrvec_push(s->a, hv, NULL);
+          varmap_put(&s->if_seeds, src->var, hv);
+        }
+        int leaf = made->kind == E_GET ? array_leaf_offset(src->type, made->index) : 0;
+        if (leaf < hv->len && !hv->items[leaf]) {
+          hv->items[leaf] = seed;
+          continue;
+        }
+      }
       fail(s, f->loc, from && from->kind == E_IF
                           ? "an output array written in the branches of a condition cannot "
                             "be differentiated in reverse mode yet"
@@ -2169,6 +2283,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   varmap_free(&top.contribs);
   varmap_free(&s.call_tape);
   varmap_free(&s.if_rev);
+  varmap_free(&s.if_seeds);
   varmap_free(&s.bufs);
   varmap_free(&s.fold_tape);
   varmap_free(&s.while_count);

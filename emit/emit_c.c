@@ -724,51 +724,109 @@ static void join_array_leaves(Em *e, CVal *res, CVal *t, CVal *f) {
   }
 }
 
-/* Each branch is a C scope: arrays made there are freed there (no array
- * leaves a branch; see ad/rev.c). */
-static CVal *emit_branch(Em *e, Expr *block, CVal *res) {
+/* Each branch is a C scope: arrays made there are freed there, except
+ * those the branch yields as the if's result, which the if's result
+ * variables take over, with their lengths (`lens`, one name per leaf,
+ * made by the first branch that needs it); `made[i]` says the branch's
+ * leaf i was such an array. */
+static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool *made) {
   e->indent++;
   PtrVec *saved = open_scope(e);
   CVal *r = emit_block(e, block, res);
-  /* an array the branch made is freed here: it may not be its result */
-  PtrVec leaves = {0};
+  PtrVec leaves = {0}, dest = {0};
   leaves_of(e->a, r, &leaves);
+  leaves_of(e->a, res, &dest);
   for (int i = 0; i < leaves.len; i++) {
     CVal *l = leaves.items[i];
-    for (int j = 0; l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++)
-      if (strcmp(origin(l), e->frees->items[j]) == 0)
-        em_fail(e, "an array made under a condition and used after it: not supported yet");
+    for (int j = 0; l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++) {
+      if (strcmp(origin(l), e->frees->items[j]) != 0)
+        continue;
+      CVal *d = i < dest.len ? dest.items[i] : NULL;
+      if (!d || !d->expr || !l->len) {
+        em_fail(e, "an array made under a condition and used after it, of unknown length: "
+                   "not supported yet");
+        break;
+      }
+      for (int k = j + 1; k < e->frees->len; k++) /* the if's result frees it */
+        e->frees->items[k - 1] = e->frees->items[k];
+      e->frees->len--;
+      if (!lens[i])
+        lens[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_n", d->expr));
+      line(e, "%s = %s;", lens[i], l->len);
+      made[i] = true;
+      break;
+    }
   }
   close_scope(e, saved);
   e->indent--;
   return r;
 }
 
+/* An array each branch makes becomes the if's result: declared before the
+ * if with its length, freed with the scope around the if. An array only
+ * one branch makes could not be freed alike: refused. */
+static void take_made_arrays(Em *e, CVal *res, const char **lens, const bool *made_t,
+                             const bool *made_f) {
+  PtrVec rl = {0};
+  leaves_of(e->a, res, &rl);
+  for (int i = 0; i < rl.len; i++) {
+    if (made_t[i] != made_f[i]) {
+      em_fail(e, "an array made under one branch of a condition only and used after it: "
+                 "not supported yet");
+      return;
+    }
+    if (!made_t[i])
+      continue;
+    CVal *r = rl.items[i];
+    line(e, "int %s;", lens[i]);
+    r->len = lens[i];
+    r->writable = true;
+    r->alias = NULL;
+    ptrvec_push(e->a, e->frees, (void *)r->expr);
+  }
+}
+
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *res = declare_if_result(e, x, rhs, rest);
   varmap_put(&e->vals, x, res);
-  line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
-  CVal *t = emit_branch(e, rhs->args[1], res);
-  /* an else that has nothing to do (its results are in place) is left out */
-  StrBuf *out = e->out, other = {0};
+  PtrVec rl = {0};
+  leaves_of(e->a, res, &rl);
+  int n = rl.len ? rl.len : 1;
+  const char **lens = arena_alloc(e->a, sizeof(char *) * (size_t)n);
+  bool *made_t = arena_alloc(e->a, sizeof(bool) * (size_t)n);
+  bool *made_f = arena_alloc(e->a, sizeof(bool) * (size_t)n);
+  memset(lens, 0, sizeof(char *) * (size_t)n);
+  memset(made_t, 0, sizeof(bool) * (size_t)n);
+  memset(made_f, 0, sizeof(bool) * (size_t)n);
+  /* the branches are written apart: the lengths of the arrays they make
+   * are declared before the if */
+  StrBuf *out = e->out, then = {0}, other = {0};
+  e->out = &then;
+  CVal *t = emit_branch(e, rhs->args[1], res, lens, made_t);
   e->out = &other;
-  CVal *f = emit_branch(e, rhs->args[2], res);
+  CVal *f = emit_branch(e, rhs->args[2], res, lens, made_f);
   e->out = out;
   join_array_leaves(e, res, t, f);
+  take_made_arrays(e, res, lens, made_t, made_f);
+  line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
+  if (then.len)
+    sb_puts(e->out, then.data);
+  /* an else that has nothing to do (its results are in place) is left out */
   if (other.len) {
     line(e, "} else {");
     sb_puts(e->out, other.data);
   }
+  free(then.data);
   free(other.data);
   line(e, "}");
   /* an array an if yields may be memory written in place (an in-out
    * parameter) that nothing reads through this name afterwards */
-  PtrVec leaves = {0};
-  leaves_of(e->a, res, &leaves);
-  for (int i = 0; i < leaves.len; i++) {
-    CVal *l = leaves.items[i];
+  for (int i = 0; i < rl.len; i++) {
+    CVal *l = rl.items[i];
     if (l->type->kind == TY_ARRAY && l->expr)
       line(e, "(void)%s;", l->expr);
+    if (lens[i])
+      line(e, "(void)%s;", lens[i]);
   }
 }
 

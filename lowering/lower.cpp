@@ -668,9 +668,15 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
       addJoined({d, kWhole}, env, out);
     const FunctionDecl *callee = c->getDirectCallee();
     if (callee && isDifferentiable(callee) && calleeWritesArrays(callee))
-      for (const CExpr *arg : c->arguments())
-        if (const VarDecl *a = arrayDecl(arg))
+      for (unsigned i = 0; i < c->getNumArgs() && i < callee->getNumParams(); i++) {
+        ParamClass cls;
+        Type *t = nullptr;
+        std::string problem;
+        const VarDecl *a = wholeArrayArg(c->getArg(i));
+        if (a && classifyParam(callee->getParamDecl(i), cls, t, problem) &&
+            (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY)) // the arrays it writes
           addJoined({a, kWhole}, env, out);
+      }
   }
   for (const Stmt *c : s->children())
     collectAssigned(c, env, out);
