@@ -38,14 +38,13 @@ static bool isCounterRef(const CExpr *e, const VarDecl *counter) {
 
 // Is e the counter, or the counter plus or minus a constant (`i + 1`,
 // `1 + i`, `i - 2`)? `offset` is what is added.
+// Is e an affine expression of the counter, `a*i + c` (a a positive
+// constant: `i`, `i + 1`, `2*i`, `i*2 - 1`, `c + a*i`)? Then scale = a
+// and offset = c.
 static bool counterSide(const CExpr *e, const VarDecl *counter,
-                        clang::ASTContext &ctx, long long &offset) {
+                        clang::ASTContext &ctx, long long &offset, long long &scale) {
   offset = 0;
-  if (isCounterRef(e, counter))
-    return true;
-  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
-  if (!b || !b->isAdditiveOp())
-    return false;
+  scale = 1;
   CExpr::EvalResult r;
   auto constant = [&](const CExpr *c, long long &v) {
     if (c->isValueDependent() || !c->EvaluateAsInt(r, ctx) || r.HasSideEffects ||
@@ -54,16 +53,39 @@ static bool counterSide(const CExpr *e, const VarDecl *counter,
     v = r.Val.getInt().getSExtValue();
     return true;
   };
+  // the counter, or a positive constant times it
+  auto scaled = [&](const CExpr *x) {
+    if (isCounterRef(x, counter))
+      return true;
+    const auto *m = dyn_cast<BinaryOperator>(x->IgnoreParenImpCasts());
+    long long v;
+    if (!m || m->getOpcode() != clang::BO_Mul)
+      return false;
+    if ((isCounterRef(m->getRHS(), counter) && constant(m->getLHS(), v)) ||
+        (isCounterRef(m->getLHS(), counter) && constant(m->getRHS(), v))) {
+      if (v <= 0)
+        return false;
+      scale = v;
+      return true;
+    }
+    return false;
+  };
+  if (scaled(e))
+    return true;
+  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+  if (!b || !b->isAdditiveOp())
+    return false;
   long long v;
-  if (isCounterRef(b->getLHS(), counter) && constant(b->getRHS(), v)) {
+  if (scaled(b->getLHS()) && constant(b->getRHS(), v)) {
     offset = b->getOpcode() == clang::BO_Add ? v : -v;
     return true;
   }
-  if (b->getOpcode() == clang::BO_Add && isCounterRef(b->getRHS(), counter) &&
-      constant(b->getLHS(), v)) {
+  scale = 1;
+  if (b->getOpcode() == clang::BO_Add && scaled(b->getRHS()) && constant(b->getLHS(), v)) {
     offset = v;
     return true;
   }
+  scale = 1;
   return false;
 }
 
@@ -314,15 +336,17 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
       fail(cond->getExprLoc(), "loop condition '" + text(cond) +
                                    "' does not test a counter variable");
   }
-  long long offset;
-  if (counterSide(b->getLHS(), h.counter, ctx, offset)) {
+  long long offset, scale;
+  if (counterSide(b->getLHS(), h.counter, ctx, offset, scale)) {
     h.hi = b->getRHS();
     h.cmp = b->getOpcode();
     h.offset = offset;
-  } else if (counterSide(b->getRHS(), h.counter, ctx, offset)) {
+    h.scale = scale;
+  } else if (counterSide(b->getRHS(), h.counter, ctx, offset, scale)) {
     h.hi = b->getLHS();
     h.cmp = reversed(b->getOpcode());
     h.offset = offset;
+    h.scale = scale;
   } else {
     fail(cond->getExprLoc(), "loop condition '" + text(cond) +
                                  "' does not test the counter '" +
@@ -393,9 +417,9 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   // `i != n` stepping by one ends where `i < n` (or `i > n`) does; a loop
   // that starts beyond n never ends in C, and runs no iteration here.
   if (h.cmp == clang::BO_NE) {
-    if (h.step != 1 && h.step != -1)
+    if ((h.step != 1 && h.step != -1) || h.scale != 1)
       fail(cond->getExprLoc(), "loop condition '" + text(cond) +
-                                   "' with a step other than 1 or -1 is not "
+                                   "' with a step other than 1 or -1, or a multiple of the counter, is not "
                                    "supported; compare with '<' or '>'");
     h.cmp = h.step > 0 ? clang::BO_LT : clang::BO_GT;
   }
@@ -412,6 +436,31 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
 // counter and bound, which may be unsigned or floating: `j <= p` with a
 // double p), then converted to the IR's int; the counter's values are
 // computed in its own type (counterAt).
+// The bound on i equivalent to `a*i CMP H` (a > 0): for floating H, H/a;
+// for integers, i < ceil(H/a) for `<` and `>=`, i <= floor(H/a) for `<=`
+// and `>` (C's division truncates: the rounding is written out by sign).
+Expr *Lowerer::scaledBound(Expr *H, Type *t, long long a, clang::BinaryOperatorKind cmp,
+                           std::vector<Binding> &pre, SourceLocation loc) {
+  if (type_is_float(t))
+    return mkPrim2(P_DIV, H, mkConst(t, (double)a, loc), loc);
+  Expr *h = simpleOrBound(H, "hi_scaled", pre, loc);
+  auto d = [&](Expr *e) { return dup(arena, e); };
+  Expr *k = kInt(t, a, loc);
+  Expr *zero = kInt(t, 0, loc);
+  Expr *trunc = iDiv(d(h), d(k), loc);
+  bool ceil = cmp == clang::BO_LT || cmp == clang::BO_GE;
+  if (!intk_signed(t->ikind)) // H >= 0: truncation is floor
+    return ceil ? iDiv(iAdd(d(h), kInt(t, a - 1, loc), loc), d(k), loc) : trunc;
+  if (ceil) // H > 0 ? (H + a - 1) / a : H / a
+    return mkIf(iCmp(P_GT, d(h), d(zero), loc),
+                iDiv(iAdd(d(h), kInt(t, a - 1, loc), loc), d(k), loc), trunc, loc);
+  // H >= 0 ? H / a : -((-H + a - 1) / a)
+  return mkIf(iCmp(P_GE, d(h), d(zero), loc), trunc,
+              iSub(d(zero), iDiv(iAdd(iSub(d(zero), d(h), loc), kInt(t, a - 1, loc), loc),
+                                 d(k), loc), loc),
+              loc);
+}
+
 Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
                             std::vector<Binding> &pre) {
   SourceLocation loc = h.kw;
@@ -429,6 +478,8 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
     hi = type_is_float(cmpType)
              ? mkPrim2(P_SUB, hi, mkConst(cmpType, (double)h.offset, loc), loc)
              : iSub(hi, kInt(cmpType, h.offset, loc), loc);
+  if (h.scale != 1) // a*i CMP H: i CMP' H/a, rounded to keep the same integers
+    hi = scaledBound(hi, cmpType, h.scale, h.cmp, pre, loc);
   hi = simpleOrBound(hi, "hi", pre, loc);
   b.hi = hi;
   Expr *loC = lo;
@@ -829,7 +880,7 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
           LoopHeader ih = parseHeader(inner, nullptr);
           long long ilo;
           flat = ih.lo && constIndex(ih.lo, ilo) && ilo == 0 &&
-                 ih.step == 1 && ih.cmp == clang::BO_LT &&
+                 ih.step == 1 && ih.cmp == clang::BO_LT && ih.offset == 0 && ih.scale == 1 &&
                  invariantIn(ih.hi, sc, h);
           for (const Site &s : sites)
             flat = flat && s.path.size() == 1 && s.path[0] == inner &&

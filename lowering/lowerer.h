@@ -194,7 +194,8 @@ struct LoopHeader {
   const CExpr *hi = nullptr;
   clang::BinaryOperatorKind cmp = clang::BO_LT; // counter CMP hi
   long long step = 1;                           // nonzero
-  long long offset = 0; // the condition tests counter + offset CMP hi
+  long long offset = 0; // the condition tests scale*counter + offset CMP hi
+  long long scale = 1;  // a positive constant
 };
 
 // A write to an element of an array declared outside the loop.
@@ -481,6 +482,8 @@ public:
   Touch firstTouch(const Stmt *s, const VarDecl *d);
   bool usedAfter(const Stmt *loop, const VarDecl *d);
   std::set<const VarDecl *> privateArrays(const LoopHeader &h, const Env &env);
+  Expr *scaledBound(Expr *H, Type *t, long long a, clang::BinaryOperatorKind cmp,
+                    std::vector<Binding> &pre, SourceLocation loc);
   Env privateScope(LoopCtx &lc, const Env &env);
   bool constIndex(const CExpr *idx, long long &v);
   const CExpr *rowIndex(const ArraySubscriptExpr *s, const VarDecl *d);

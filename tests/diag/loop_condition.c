@@ -9,7 +9,15 @@ double f(const double *a, int n) {
 __attribute__((differentiable))
 double g(const double *a, int n) {
   double s = 0;
-  for (int i = 0; i != n; i += 2) // expect-error: cannot differentiate 'g': loop condition 'i != n' with a step other than 1 or -1 is not supported; compare with '<' or '>'
+  for (int i = 0; i != n; i += 2) // expect-error: cannot differentiate 'g': loop condition 'i != n' with a step other than 1 or -1, or a multiple of the counter, is not supported; compare with '<' or '>'
+    s += a[i];
+  return s;
+}
+
+__attribute__((differentiable))
+double h(const double *a, int n) {
+  double s = 0;
+  for (int i = 0; i * i < n; i++) // expect-error: cannot differentiate 'h': loop condition 'i * i < n' does not test the counter 'i'
     s += a[i];
   return s;
 }
