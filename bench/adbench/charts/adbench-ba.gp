@@ -1,15 +1,15 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 221.222
-1 226.163
-2 222.309
-3 224.288
+0 220.055
+1 224.457
+2 222.889
+3 220.953
 EOD
 $tool1 << EOD
-0 45.2575
-1 43.5787
-2 44.6858
-3 45.2448
+0 44.0906
+1 43.2028
+2 44.5436
+3 43.1895
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"

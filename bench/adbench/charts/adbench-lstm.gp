@@ -1,16 +1,16 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 5.5613
-1 5.37784
-2 6.69489
-3 12.2852
-4 12.6612
+0 5.75983
+1 5.84394
+2 5.75945
+3 10.9545
+4 10.6768
 EOD
 $tool1 << EOD
-0 487.765
-1 597.682
-2 1084.49
-3 535.607
+0 508.562
+1 529.16
+2 1022.23
+3 535.77
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
