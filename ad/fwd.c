@@ -158,7 +158,10 @@ static void fwd_if(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   for (int j = 0; j < 2; j++) {
     Bindings b = {0};
     Expr *r = fwd_block(s, rhs->args[1 + j], &b);
-    Expr *pair = ex_tuple(s->a, 2, (Expr *[]){r, tangent_of(s, r)});
+    /* an array that does not vary in this branch (made of constants)
+     * gets an array of zeros: the other branch's tangent is an array */
+    Expr *t = type_holds_array(r->type) ? state_tangent(s, &b, r) : tangent_of(s, r);
+    Expr *pair = ex_tuple(s->a, 2, (Expr *[]){r, t});
     branches[j] = bindings_build(s->a, &b, pair);
   }
   Expr *iff = ex_if(s->a, rhs->args[0], branches[0], branches[1]);

@@ -75,6 +75,7 @@ typedef struct Em {
   const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
   Diag *err;
   bool failed;
+  bool if_result; /* declaring an if's result variables */
 } Em;
 
 static void em_fail(Em *e, const char *what) {
@@ -330,7 +331,10 @@ static void line(Em *e, const char *fmt, ...) {
 static CVal *declare(Em *e, Type *t, const char *base) {
   if (is_leaf(t)) {
     const char *n = nameset_fresh(&e->names, e->a, base);
-    line(e, "%s %s;", c_type(e->a, t), n);
+    /* an if's scalar result may serve only another variant (f's tape in
+     * f__aug): set in both branches, unused here */
+    line(e, "%s %s%s;", c_type(e->a, t), n,
+         e->if_result && t->kind != TY_TUPLE ? " __attribute__((unused))" : "");
     if (t->kind == TY_TUPLE)
       return cv_record(e, t, n, NULL);
     return cv_scalar(e, t, n);
@@ -691,7 +695,9 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
       line(e, "%s %s = {0};", c_type(e->a, t->elems[i]), n);
       v->elems[i] = cv_record(e, t->elems[i], n, NULL);
     } else {
+      e->if_result = true;
       v->elems[i] = declare(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i));
+      e->if_result = false;
     }
   }
   return v;

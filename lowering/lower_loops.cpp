@@ -474,6 +474,13 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
   lo = simpleOrBound(toKind(lo, counterType, loc), "lo", pre, loc);
   Expr *hi = lowerExpr(h.hi, env);
   Type *cmpType = hi->type;
+  long long lo0;
+  if (h.offset < 0 && !type_is_float(cmpType) && !intk_signed(cmpType->ikind) &&
+      !(intConst(lo, lo0) && lo0 * h.scale + h.offset >= 0))
+    // unsigned `2*i - 1 < n` wraps around at i = 0: not `2*i < n + 1`
+    fail(h.hi->getExprLoc(), "loop condition subtracts from the counter in unsigned "
+                             "arithmetic, which may wrap around below zero; not supported "
+                             "(compare 'i < n + 1' instead)");
   if (h.offset) // i + c < n: i < n - c
     hi = type_is_float(cmpType)
              ? mkPrim2(P_SUB, hi, mkConst(cmpType, (double)h.offset, loc), loc)

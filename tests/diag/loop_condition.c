@@ -21,3 +21,11 @@ double h(const double *a, int n) {
     s += a[i];
   return s;
 }
+
+__attribute__((differentiable))
+double k(const double *a, unsigned n) {
+  double s = 0;
+  for (unsigned i = 0; 2 * i - 1 < n; i++) // expect-error: cannot differentiate 'k': loop condition subtracts from the counter in unsigned arithmetic, which may wrap around below zero; not supported (compare 'i < n + 1' instead)
+    s += a[i];
+  return s;
+}

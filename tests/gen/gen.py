@@ -632,7 +632,7 @@ class Gen:
 
         lc = c.sub(reads=c.reads + reads_at(i), ints=c.ints + [i])
         forms = ["sum", "sum", "fold2", "max", "prod", "nested", "horner", "ifsum", "step2",
-                 "skip", "brk", "while", "dowhile", "wbrk"]
+                 "scaled", "skip", "brk", "while", "dowhile", "wbrk"]
         if fn.ret and not fn.out and not fn.souts:
             forms.append("ret")
         form = r.choice(forms)
@@ -675,9 +675,18 @@ class Gen:
                 jump = S(self, "if", exprs=[self.cond(lc, 0)],
                          body=[S(self, "raw", "break;", fixed=True)])
                 out.append(S(self, "for", "while (1)", body=[stop, add, jump, step]))
-        elif form in ("sum", "ifsum", "step2"):
+        elif form in ("sum", "ifsum", "step2", "scaled"):
             out.append(S(self, "raw", "@T %s = #0.0;" % v))
-            if form == "sum":
+            if form == "scaled":
+                # a multiple of the counter against the bound: the counter
+                # stays below n, as the reads at it require
+                conds = ["2 * %s < n", "%s * 2 + 1 < n", "3 * %s + 1 <= n"]
+                if fn.ity == fn.sity:  # signed: no wrap-around below zero
+                    conds.append("2 * %s - 1 < n - 1")
+                cond = r.choice(conds) % i
+                hdr = "for (" + fn.ity + " %s = 0; %s; %s++)" % (i, cond, i)
+                body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
+            elif form == "sum":
                 body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
             elif form == "step2":
                 hdr = "for (" + fn.ity + " %s = 0; %s < n; %s += 2)" % (i, i, i)
@@ -860,11 +869,36 @@ class Gen:
         outcallees = [g for g in self.funcs if g.T == fn.T and g.out and not g.sparams and
                       g.inout is None and (not g.has_idx or fn.has_idx)]
         if outcallees and r.random() < 0.6:
-            form = r.choice(["call", "call", "callloop"])
+            form = r.choice(["call", "call", "callloop", "callpriv"])
         else:
-            form = r.choice(["rmw", "rmw", "tri", "cond", "while", "do"])
+            form = r.choice(["rmw", "rmw", "tri", "cond", "while", "do", "branch"])
         out = []
         v = self.newvar(fn)
+        if form == "callpriv":
+            # scratch declared before the loop that every iteration fills
+            # by a call before reading it, read by nothing after the loop
+            # but free: private to the iterations (DESIGN 8.17)
+            g = r.choice(outcallees)
+            alloc = r.choice(["fixed", "vla", "malloc"])
+            if alloc == "fixed":
+                out.append(S(self, "raw", "@T %s[8];" % t, fixed=True))
+            elif alloc == "vla":
+                out.append(S(self, "raw", "@T %s[n];" % t, fixed=True))
+            else:
+                self.scratch_used = True
+                out.append(S(self, "raw", "@T *%s = malloc(n * sizeof *%s);" % (t, t), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+            rc = lc.sub(reads=lc.reads + ["%s[%s]" % (t, i), "%s[n - 1 - %s]" % (t, i), "%s[0]" % t])
+            call = self.out_call(lc, g, r.choice([t, "&%s[0]" % t]))
+            body = [call, S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, t, i), [self.expr(rc, 2)],
+                            fixed=True)]
+            out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+            out.append(S(self, "for", hdr % (i, i, i), body=body, fixed=True))
+            if alloc == "malloc":
+                out.append(S(self, "raw", "free(%s);" % t, fixed=True))
+            c.vars.append(v)
+            fn.mutable.append(v)
+            return out
         if form == "callloop":
             # a call filling an array local to a loop body (an array the
             # loop carries, written by a call, is a located error)
@@ -894,6 +928,18 @@ class Gen:
             # g(x, ..., t, n, ...) fills t; then t may be updated as well
             out.append(self.out_call(c, r.choice(outcallees), t))
             form = r.choice(["", "", "rmw", "cond"])
+        elif form == "branch":
+            # each branch of a condition fills t (DESIGN 8.18)
+            if fn.kinks < fn.max_kinks:
+                fn.kinks += 1
+                cond = self.cond(c, 1)
+            else:
+                cond = X(self, "n %% 2 == %d" % r.randint(0, 1), t="b")
+            fills = [S(self, "for", hdr % (i, i, i), fixed=True,
+                       body=[S(self, "raw", "%s[%s] = {0};" % (t, i), [self.expr(lc, 2)], fixed=True)])
+                     for _ in range(2)]
+            out.append(S(self, "if", exprs=[cond], body=[fills[0]], els=[fills[1]], fixed=True))
+            form = ""
         else:
             out.append(S(self, "for", hdr % (i, i, i), fixed=True,
                          body=[S(self, "raw", "%s[%s] = {0};" % (t, i), [self.expr(lc, 2)], fixed=True)]))
