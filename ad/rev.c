@@ -1392,6 +1392,26 @@ static void share_with_init(Rev *s, const VarMap *rhs_of, const VarMap *fresh, E
       share_with_init(s, rhs_of, fresh, rhs->args[j], h->args[j]);
 }
 
+/* The array an update consumes, `a`, shares the update's buffer `h` when
+ * this block makes it, also through let-aliases (`let proj = out` of an
+ * inlined callee's in-out parameter): one buffer for all versions, as the
+ * logged updates of a loop body need. */
+static void share_with_versions(Rev *s, const VarMap *fresh, const VarMap *rhs_of, Var *a,
+                                Expr *h) {
+  Var *chain[64];
+  int n = 0;
+  for (Var *v = a; v && n < 64 && !varmap_get(&s->bufs, v);) {
+    chain[n++] = v;
+    if (varmap_has(fresh, v)) {
+      for (int j = 0; j < n; j++)
+        varmap_put(&s->bufs, chain[j], h);
+      return;
+    }
+    Expr *rhs = varmap_get(rhs_of, v);
+    v = rhs && rhs->kind == E_VAR ? rhs->var : NULL;
+  }
+}
+
 static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
   VarMap fresh = {0}; /* arrays this block makes (not copies, not parameters) */
   VarMap rhs_of = {0};
@@ -1489,9 +1509,8 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     }
     /* the versions of an array made here share one buffer, updated in
      * place like the array; a parameter or a copy keeps its own */
-    if (rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR &&
-        varmap_has(&fresh, rhs->args[0]->var) && !varmap_get(&s->bufs, rhs->args[0]->var))
-      varmap_put(&s->bufs, rhs->args[0]->var, varmap_get(&s->bufs, x));
+    if (rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR)
+      share_with_versions(s, &fresh, &rhs_of, rhs->args[0]->var, varmap_get(&s->bufs, x));
   }
   varmap_free(&fresh);
   varmap_free(&rhs_of);

@@ -295,6 +295,8 @@ std::string Lowerer::placeName(const Place &p) {
     return n + "_done";
   if (p.elem == kRetVal)
     return n + "_returned";
+  if (p.elem <= kBlock0)
+    return n + "[m*i + " + std::to_string(kBlock0 - p.elem) + "]";
   return n;
 }
 
@@ -343,6 +345,8 @@ Var *Lowerer::newPlaceVar(const Place &p) {
     name += "_done";
   else if (p.elem == kRetVal)
     name += "_returned";
+  else if (p.elem <= kBlock0)
+    name += "_b" + std::to_string(kBlock0 - p.elem);
   return var_new(arena, name.c_str(), placeType(p));
 }
 
@@ -673,6 +677,12 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
         Type *t = nullptr;
         std::string problem;
         const VarDecl *a = wholeArrayArg(c->getArg(i));
+        long long at, width;
+        if (!a && stridedCallOutput(c->getArg(i), a, at, width)) { // its block
+          for (long long q = at; q < at + width; q++)
+            addJoined({a, kBlock0 - (int)q}, env, out);
+          continue;
+        }
         if (a && classifyParam(callee->getParamDecl(i), cls, t, problem) &&
             (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY)) // the arrays it writes
           addJoined({a, kWhole}, env, out);

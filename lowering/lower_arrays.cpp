@@ -18,7 +18,8 @@ namespace lowering_detail {
 // alike: p is in-out when its first use in evaluation order (an
 // assignment's value before its target) reads it. `p[e] = v` (or `*p = v`)
 // first makes p an output; `p[e] += v`, a read, or passing p on (other
-// than to an output parameter) first makes it in-out.
+// than to an output parameter, whole or as a view `&p[e]`, `p + e`) first
+// makes it in-out.
 enum class FirstUse { None, Write, Read };
 
 static bool namesParam(const CExpr *e, const clang::ParmVarDecl *p) {
@@ -27,6 +28,33 @@ static bool namesParam(const CExpr *e, const clang::ParmVarDecl *p) {
 }
 
 static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth);
+
+// Is `a` p itself, or a view `&p[e]`, `p + e` of it? Then `offset` is e
+// (null for p itself).
+static bool namesParamOrView(const CExpr *a, const clang::ParmVarDecl *p,
+                             const CExpr *&offset) {
+  offset = nullptr;
+  if (namesParam(a, p))
+    return true;
+  a = a->IgnoreParenImpCasts();
+  if (const auto *u = dyn_cast<UnaryOperator>(a); u && u->getOpcode() == clang::UO_AddrOf)
+    if (const auto *s = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+        s && namesParam(s->getBase(), p)) {
+      offset = s->getIdx();
+      return true;
+    }
+  if (const auto *b = dyn_cast<BinaryOperator>(a); b && b->getOpcode() == clang::BO_Add) {
+    if (namesParam(b->getLHS(), p) && b->getLHS()->getType()->isPointerType()) {
+      offset = b->getRHS();
+      return true;
+    }
+    if (namesParam(b->getRHS(), p) && b->getRHS()->getType()->isPointerType()) {
+      offset = b->getLHS();
+      return true;
+    }
+  }
+  return false;
+}
 
 // The first use of p in the target of a plain assignment, whose value was
 // evaluated first.
@@ -69,8 +97,10 @@ static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth) 
     FirstUse r = firstUse(c->getCallee(), p, depth);
     for (unsigned i = 0; r == FirstUse::None && i < c->getNumArgs(); i++) {
       const CExpr *a = c->getArg(i);
-      bool asOutput = callee && namesParam(a, p) && i < callee->getNumParams() &&
-                      depth < 8;
+      const CExpr *offset = nullptr;
+      bool asOutput = callee && namesParamOrView(a, p, offset) &&
+                      i < callee->getNumParams() && depth < 8 &&
+                      firstUse(offset, p, depth) == FirstUse::None;
       if (asOutput) { // p given whole to a non-const floating pointer
         const clang::ParmVarDecl *q = callee->getParamDecl(i);
         QualType t = q->getType();
@@ -625,6 +655,12 @@ Res Lowerer::resolveWrite(const ArraySubscriptExpr *s, const VarDecl *d,
     return o->targetSite == &site ? Res::SiteTarget : Res::Skip;
   case Site::Update: // not owned (ownerOf): an array value
     return Res::Direct;
+  case Site::Strided: {
+    long long m, c;
+    stridedIndex(s->getIdx(), o->h.counter, m, c);
+    place = {d, kBlock0 - (int)c};
+    return Res::Slot;
+  }
   }
   return Res::Skip;
 }
@@ -1200,6 +1236,9 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
   std::vector<const VarDecl *> outs;
   std::vector<std::pair<const VarDecl *, bool>> passed; // array, as output
   std::set<const VarDecl *> inOut; // passed to in-out parameters
+  // outputs at a view of an array a loop builds block by block: the block
+  // offset c and the callee's output length (lower_strided.cpp)
+  std::map<const VarDecl *, std::pair<long long, long long>> blocks;
   unsigned i = 0;
   for (const CExpr *a : c->arguments()) {
     const clang::ParmVarDecl *p = callee->getParamDecl(i++);
@@ -1241,6 +1280,23 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       continue;
     }
     const VarDecl *d = wholeArrayArg(a); // `a`, `&a[0]`: a itself
+    long long blockAt, width;
+    if (!d && cls == PARAM_OUT_ARRAY && stridedCallOutput(a, d, blockAt, width)) {
+      if (!type_eq(arrays.at(d).elem, t->elem))
+        fail(a->getExprLoc(), "'" + d->getNameAsString() +
+                                  "' has another element type than parameter '" +
+                                  p->getNameAsString() + "' of '" + name + "'");
+      for (auto &[other, otherOut] : passed)
+        if (other == d)
+          fail(a->getExprLoc(), "'" + d->getNameAsString() + "' is passed to '" + name +
+                                    "' twice, once as an output array; aliasing is not "
+                                    "supported");
+      passed.push_back({d, true});
+      args.push_back(emptyArray(arrays.at(d).elem));
+      outs.push_back(d);
+      blocks[d] = {blockAt, width};
+      continue;
+    }
     if (!d && viewBase(a)) {
       if (cls == PARAM_OUT_ARRAY)
         fail(a->getExprLoc(), "a pointer into an array ('" + text(a) + "') passed as "
@@ -1295,6 +1351,18 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     const VarDecl *d = outs[j];
     Var *fresh = newPlaceVar({d, kWhole});
     out.push_back({fresh, mkGet((int)j + 1, mkVar(r, loc), loc), loc});
+    if (blocks.count(d)) { // its elements are block elements of the loop's
+      auto [c, width] = blocks.at(d);
+      for (long long q = 0; q < width; q++) {
+        Place p{d, kBlock0 - (int)(c + q)};
+        Var *v = newPlaceVar(p);
+        Expr *e = at(ex_index(arena, mkVar(fresh, loc), mkInt(q, loc)), loc);
+        e->type = arrays.at(d).elem;
+        out.push_back({v, e, loc});
+        env.vars[p] = v;
+      }
+      continue;
+    }
     ArrayVal old = env.arrays.at(d);
     if (inOut.count(d)) { // the callee updated it: same length
       env.arrays[d] = ArrayVal{fresh, old.len ? dup(arena, old.len) : nullptr};

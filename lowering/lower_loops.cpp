@@ -732,24 +732,24 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
   if (const auto *call = dyn_cast<CallExpr>(s)) {
     scanMemoryCall(call, env); // memset, memcpy, free of an outer array
     if (effectCallIn(call)) {
-      const FunctionDecl *callee = call->getDirectCallee();
-      for (unsigned i = 0; i < call->getNumArgs(); i++)
-        if (const CExpr *a = call->getArg(i);
-            const VarDecl *d = wholeArrayArg(a) ? wholeArrayArg(a) : viewBase(a)) {
-          if (!env.arrays.count(d) && !ownerOf(d))
-            continue;
-          ParamClass cls;
-          Type *t;
-          std::string problem;
-          if (i < callee->getNumParams() &&
-              classifyParam(callee->getParamDecl(i), cls, t, problem) &&
-              (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY))
-            fail(a->getExprLoc(), "loop writes array '" +
-                                      d->getNameAsString() +
-                                      "' through a call to '" +
-                                      callee->getNameAsString() +
-                                      "'; not supported yet");
+      // an output at a view is a site, not a read: scan only its offset
+      std::set<const CExpr *> outputs;
+      scanCallOutputs(call, path, env, sc);
+      for (auto &[d, sites] : sc.sites)
+        for (const Site &site : sites)
+          if (site.call == call)
+            outputs.insert(site.write);
+      for (const CExpr *a : call->arguments()) {
+        if (!outputs.count(a)) {
+          scanStmt(a, path, h, env, sc);
+          continue;
         }
+        std::vector<const CExpr *> parts;
+        viewOffset(a, parts);
+        for (const CExpr *e : parts)
+          scanStmt(e, path, h, env, sc);
+      }
+      return;
     }
   }
   if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s)) {
@@ -853,6 +853,10 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
     for (const ArrayRead &r : sc.reads)
       if (r.array == d)
         reads.push_back(&r);
+    if (classifyStrided(lc, d, sites, reads.size())) {
+      kinds[d] = Site::Strided;
+      continue;
+    }
     bool step1 = h.step == 1 || h.step == -1;
     bool allCounter = step1, anyNested = false, allAcc = true;
     // an in-out parameter has no length to build with, a value carried
@@ -1012,6 +1016,20 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
   // The slot of each array built at the counter: its old element, or
   // poison when nothing was written yet.
   for (auto &[d, kind] : lc.arrays) {
+    if (kind == Site::Strided) // nothing of the block written yet
+      for (long long c = 0; c < lc.strides.at(d); c++) {
+        Place p{d, kBlock0 - (int)c};
+        std::string elem = d->getNameAsString() + "[" +
+                           std::to_string(lc.strides.at(d)) + "*" +
+                           counter->getNameAsString() + " + " + std::to_string(c) + "]";
+        Poison poison{"reads '" + elem + "' before writing it",
+                      "'" + elem + "' is not written in every iteration of "
+                      "the loop (on every path through its body)",
+                      loc};
+        env.vars[p] = makePoison(arrays.at(d).elem,
+                                 (d->getNameAsString() + "_unset").c_str(),
+                                 poison, bind, loc);
+      }
     bool flatTarget =
         kind == Site::FlatSlot && spec.kind == TargetKind::FlatBuild &&
         spec.array == d;
@@ -1621,7 +1639,9 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
       continue;
     }
     ArrayVal result;
-    Expr *e = buildTarget(lc, d, kind, env, accs, state, pre, result);
+    Expr *e = kind == Site::Strided
+                  ? stridedTarget(lc, d, env, accs, state, pre, result)
+                  : buildTarget(lc, d, kind, env, accs, state, pre, result);
     Var *y = newPlaceVar({d, kWhole});
     post.push_back({y, e, loc});
     result.value = y;

@@ -77,7 +77,10 @@ enum : int {
   kDone = -5,    // 0 while a loop runs, 1 once it broke, 2 once it
                  // returned (decl: its counter)
   kRetVal = -6,  // the value a loop returned (decl: its counter)
+  kBlock0 = -16, // kBlock0 - c: element m*i + c of the block a loop builds
+                 // at its counter i (Site::Strided, 0 <= c < kMaxStride)
 };
+constexpr int kMaxStride = 64;
 
 struct Place {
   const VarDecl *decl;
@@ -202,7 +205,9 @@ struct LoopHeader {
 struct Site {
   // Update: none of the cheap patterns; the array is whole, carried in the
   // loop's fold (or while) state and written by updates (DESIGN 8.16)
-  enum Kind { Slot, FlatSlot, Scatter, Update } kind = Slot;
+  // Strided: y[m*i + c] for constants m, c (also a call's output array
+  // `&y[m*i + c]`), every iteration writing the block y[m*i .. m*i + m)
+  enum Kind { Slot, FlatSlot, Scatter, Update, Strided } kind = Slot;
   const VarDecl *array = nullptr;
   const CExpr *write = nullptr; // the assignment, compound assignment, ++/--
   const ArraySubscriptExpr *sub = nullptr;
@@ -211,6 +216,10 @@ struct Site {
   bool plain = false;                // y[e] = v
   bool inWhile = false;              // in a while or do loop in the body
   bool twoDim = false;               // R[i][j] at a computed index
+  // a callee's output array at a view `&y[e]` or `y + e` (sub is null,
+  // write is the argument): it writes y[e .. e + width)
+  const CallExpr *call = nullptr;
+  long long width = 0; // the callee's fixed output length
 };
 
 // The IR of a loop's bounds, in the environment before the loop.
@@ -248,6 +257,8 @@ struct LoopCtx {
   std::vector<Var *> *poisonSink = nullptr; // poison made by inlined loops
   // FlatSlot arrays: the inner loop that writes y[i*m + j]
   std::map<const VarDecl *, const ForStmt *> flatInner;
+  // Strided arrays: the block length m
+  std::map<const VarDecl *, long long> strides;
   // while a body is lowered: where its statements end (a `continue` ends
   // the iteration there, with the places' current values)
   const Tail *bodyTail = nullptr;
@@ -593,6 +604,24 @@ public:
                  bool accumulate, std::vector<const ForStmt *> &path,
                  const LoopHeader &h, const Env &env, LoopScan &out);
   void classifyArrays(LoopCtx &lc, LoopScan &scan, const Env &env);
+  // ---- lower_strided.cpp
+  bool stridedIndex(const CExpr *idx, const VarDecl *counter, long long &m,
+                    long long &c);
+  const VarDecl *viewOffset(const CExpr *a, std::vector<const CExpr *> &parts);
+  bool stridedView(const CExpr *a, const VarDecl *counter, long long &m,
+                   long long &c);
+  long long fixedOutputLength(const FunctionDecl *callee, unsigned param,
+                              int depth = 0);
+  void scanCallOutputs(const CallExpr *call, std::vector<const ForStmt *> &path,
+                       const Env &env, LoopScan &sc);
+  bool classifyStrided(LoopCtx &lc, const VarDecl *d, std::vector<Site> &sites,
+                       size_t reads);
+  Expr *stridedTarget(LoopCtx &lc, const VarDecl *d, const Env &entry,
+                      const std::vector<Place> &accs,
+                      const std::vector<Place> &state,
+                      std::vector<Binding> &pre, ArrayVal &result);
+  bool stridedCallOutput(const CExpr *a, const VarDecl *&d, long long &c,
+                         long long &width);
   bool isFlatPattern(const CExpr *idx, const LoopHeader &outer,
                      const LoopHeader &inner);
   void requireInvariant(const CExpr *e, const LoopScan &scan,
