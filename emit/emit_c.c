@@ -72,6 +72,9 @@ typedef struct Em {
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   PtrVec *frees; /* arrays allocated in the current C scope */
+  PtrVec *stack; /* arrays of the current scope in automatic storage */
+  int scope_indent; /* the indent of the current scope's C block */
+  long stack_bytes; /* automatic storage given to arrays so far */
   const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
   Diag *err;
   bool failed;
@@ -703,8 +706,9 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
   return v;
 }
 
-static PtrVec *open_scope(Em *e);
-static void close_scope(Em *e, PtrVec *saved);
+typedef struct Scope Scope;
+static Scope *open_scope(Em *e);
+static void close_scope(Em *e, Scope *saved);
 
 /* The memory an array value names: the array its pointer was set from. */
 static const char *origin(const CVal *v) { return v->alias ? v->alias : v->expr; }
@@ -737,17 +741,33 @@ static void join_array_leaves(Em *e, CVal *res, CVal *t, CVal *f) {
  * leaf i was such an array. */
 static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool *made) {
   e->indent++;
-  PtrVec *saved = open_scope(e);
+  Scope *saved = open_scope(e);
   CVal *r = emit_block(e, block, res);
   PtrVec leaves = {0}, dest = {0};
   leaves_of(e->a, r, &leaves);
   leaves_of(e->a, res, &dest);
   for (int i = 0; i < leaves.len; i++) {
     CVal *l = leaves.items[i];
+    CVal *d = i < dest.len ? dest.items[i] : NULL;
+    for (int j = 0; l->type->kind == TY_ARRAY && l->expr && d && d->expr && j < e->stack->len; j++) {
+      if (strcmp(origin(l), e->stack->items[j]) != 0)
+        continue;
+      /* its storage ends with the branch: the if's result gets a copy */
+      const char *copy = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", d->expr));
+      const char *q = nameset_fresh(&e->names, e->a, "q");
+      line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, l->type), copy, l->len,
+           c_type(e->a, l->type->elem));
+      line(e, "for (int %s = 0; %s < %s; %s++)", q, q, l->len, q);
+      line(e, "  %s[%s] = %s[%s];", copy, q, l->expr, q);
+      line(e, "%s = %s;", d->expr, copy);
+      ptrvec_push(e->a, e->frees, (void *)copy);
+      l = cv_scalar(e, l->type, copy);
+      l->len = ((CVal *)leaves.items[i])->len;
+      break;
+    }
     for (int j = 0; l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++) {
       if (strcmp(origin(l), e->frees->items[j]) != 0)
         continue;
-      CVal *d = i < dest.len ? dest.items[i] : NULL;
       if (!d || !d->expr || !l->len) {
         em_fail(e, "an array made under a condition and used after it, of unknown length: "
                    "not supported yet");
@@ -925,26 +945,64 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
 /* Arrays allocated in a C scope are freed when it ends: the loop forms
  * never let an array escape their body, and a function's own results go
  * to the caller's buffers, so ownership follows scopes. */
-static PtrVec *open_scope(Em *e) {
-  PtrVec *saved = e->frees;
+struct Scope {
+  PtrVec *frees, *stack;
+  int indent;
+};
+
+static Scope *open_scope(Em *e) {
+  Scope *saved = arena_alloc(e->a, sizeof(Scope));
+  saved->frees = e->frees;
+  saved->stack = e->stack;
+  saved->indent = e->scope_indent;
   e->frees = arena_alloc(e->a, sizeof(PtrVec));
+  e->stack = arena_alloc(e->a, sizeof(PtrVec));
+  e->scope_indent = e->indent;
   return saved;
 }
 
-static void close_scope(Em *e, PtrVec *saved) {
+static void close_scope(Em *e, Scope *saved) {
   for (int i = e->frees->len - 1; i >= 0; i--)
     line(e, "free(%s);", (char *)e->frees->items[i]);
-  if (saved)
-    e->frees = saved;
+  if (saved) {
+    e->frees = saved->frees;
+    e->stack = saved->stack;
+    e->scope_indent = saved->indent;
+  }
 }
 
+/* Small arrays of a constant length live in automatic storage declared
+ * in their scope's C block, which ends where the scope would free them:
+ * no malloc and free per array in the loops that make them. The budget
+ * bounds a function's stack frame. */
+enum { STACK_ARRAY_BYTES = 512, STACK_FUNCTION_BYTES = 16384 };
+
+static bool fits_stack(Em *e, Type *t, const char *n, long *bytes) {
+  char *end;
+  long count = strtol(n, &end, 10);
+  size_t size = t->elem->kind == TY_F32 ? sizeof(float)
+                : t->elem->kind == TY_F64 ? sizeof(double)
+                                          : sizeof(long long);
+  *bytes = count * (long)size;
+  return *end == '\0' && count > 0 && *bytes <= STACK_ARRAY_BYTES && e->stack &&
+         e->indent == e->scope_indent && e->stack_bytes + *bytes <= STACK_FUNCTION_BYTES;
+}
 
 /* A new array of n elements of type elem (zeroed when asked). */
 static CVal *new_array(Em *e, Type *t, const char *base, const char *n, bool zero) {
   const char *name = nameset_fresh(&e->names, e->a, base);
-  line(e, "%s%s = chad__alloc(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
-       c_type(e->a, t->elem), zero);
-  ptrvec_push(e->a, e->frees, (void *)name);
+  long bytes;
+  if (fits_stack(e, t, n, &bytes)) {
+    const char *store = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_s", name));
+    line(e, "%s %s[%s]%s;", c_type(e->a, t->elem), store, n, zero ? " = {0}" : "");
+    line(e, "%s%s = %s;", c_type(e->a, t), name, store);
+    ptrvec_push(e->a, e->stack, (void *)name);
+    e->stack_bytes += bytes;
+  } else {
+    line(e, "%s%s = chad__alloc(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
+         c_type(e->a, t->elem), zero);
+    ptrvec_push(e->a, e->frees, (void *)name);
+  }
   CVal *v = cv_scalar(e, t, name);
   v->len = n;
   v->writable = true;
@@ -999,7 +1057,7 @@ static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   CVal *res = build_result(e, x, rhs->type, n, rest);
   open_loop(e, rhs->var, n);
-  PtrVec *saved = open_scope(e);
+  Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec dst = {0}, src = {0};
   leaves_of(e->a, res, &dst);
@@ -1033,7 +1091,7 @@ static void emit_sum(Em *e, Var *x, Expr *rhs) {
   CVal *init = rhs->nargs == 2 ? cval_of(e, rhs->args[1]) : NULL;
   CVal *acc = declare_init(e, rhs->type, name_of(e, x), init);
   open_loop(e, rhs->var, n);
-  PtrVec *saved = open_scope(e);
+  Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec dst = {0}, src = {0};
   leaves_of(e->a, acc, &dst);
@@ -1197,7 +1255,7 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
          tape->expr, cap, k, scalar_leaves(e, &leaves).len);
     save_leaves(e, tape->expr, k, &leaves);
   }
-  PtrVec *saved = open_scope(e);
+  Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
@@ -1295,7 +1353,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   open_loop(e, rhs->var, n);
   if (tape)
     save_leaves(e, tape->expr, name_of(e, rhs->var), &leaves);
-  PtrVec *saved = open_scope(e);
+  Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
@@ -1381,7 +1439,7 @@ static void emit_scatter(Em *e, Var *x, Expr *rhs) {
   }
   const char *n = scalar_text(e, rhs->args[1]);
   open_loop(e, rhs->var, n);
-  PtrVec *saved = open_scope(e);
+  Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec dst = {0}, src = {0};
   leaves_of(e->a, res, &dst);
@@ -1944,8 +2002,9 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   Em e;
   em_init(&e, m, out, g);
   e.err = err;
-  PtrVec top = {0};
+  PtrVec top = {0}, top_stack = {0};
   e.frees = &top;
+  e.stack = &top_stack;
   expr_visit_vars(g->body, count_ref, &e.uses);
   for (int i = 0; i < g->nparams; i++)
     name_of(&e, g->params[i]); /* parameters keep their names first */
@@ -1959,6 +2018,7 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
             helper ? "static __attribute__((unused)) " : linkage(f), ret, name,
             sig.text.data ? sig.text.data : "void");
   e.indent = 1;
+  e.scope_indent = 1;
   /* Some parameters are not needed by every derivative (a tangent of an
    * argument the result ignores); say so rather than warn. */
   char *params = sig.text.data;

@@ -202,6 +202,51 @@ static void job_obj(void *c) {
     const struct ba *b = ((struct job *)c)->b;
     adb_ba_objective(b->n, b->m, b->p, b->cams, b->X, b->w, b->obs, b->feats, b->reproj, b->werr);
 }
+/* chad's ba_objective_rev, one call: J^T v for the seed v (3p entries) */
+struct vjp_job {
+    const struct ba *b;
+    const double *seed;
+    double *grad, *feats_b; /* 11n + 3m + p, 2p */
+};
+static void job_vjp(void *c) {
+    struct vjp_job *j = c;
+    const struct ba *b = j->b;
+    int ncols = 11 * b->n + 3 * b->m + b->p;
+    memset(j->grad, 0, sizeof(double) * (size_t)ncols);
+    chad_ba_objective_rev(b->n, b->m, b->p, b->cams, j->grad, b->X, j->grad + 11 * b->n, b->w,
+                          j->grad + 11 * b->n + 3 * b->m, b->obs, b->feats, j->feats_b, b->reproj, j->seed,
+                          b->werr, j->seed + 2 * b->p);
+}
+
+/* ba_objective as written, differentiated whole: its J^T v against the
+ * transpose of chad's Jacobian times v; appends the outcome and the time
+ * of one call (a multiple of the objective's) to the row's check. */
+static void check_vjp(struct row *r, const struct ba *b, const struct csr *J) {
+    int ncols = J->ncols;
+    double *seed = xmalloc(sizeof(double) * (size_t)J->nrows), *want = xmalloc(sizeof(double) * (size_t)ncols);
+    struct vjp_job job = {b, seed, xmalloc(sizeof(double) * (size_t)ncols), xmalloc(sizeof(double) * 2 * (size_t)b->p)};
+    unsigned s = 12345;
+    for (int i = 0; i < J->nrows; i++) {
+        s = s * 1103515245u + 12345u;
+        seed[i] = (double)(s >> 8) / (double)(1u << 24) - 0.5;
+    }
+    memset(want, 0, sizeof(double) * (size_t)ncols);
+    for (int i = 0; i < J->nrows; i++)
+        for (int k = J->rows[i]; k < J->rows[i + 1]; k++)
+            want[J->cols[k]] += J->vals[k] * seed[i];
+    job_vjp(&job);
+    double rho = max_rho(want, job.grad, NULL, ncols);
+    double t = median_time(job_vjp, &job);
+    size_t used = strlen(r->check);
+    snprintf(r->check + used, sizeof r->check - used, "; ba_objective_rev: J^T v rho %.1e, %.1f x f", rho,
+             t / r->t_obj);
+    if (!(rho <= TOL_EXACT)) {
+        snprintf(r->check, sizeof r->check, "WRONG (ba_objective_rev: J^T v rho %.1e vs chad's J)", rho);
+        adbench_failures++;
+    }
+    free(seed), free(want), free(job.grad), free(job.feats_b);
+}
+
 static void job_jac(void *c) {
     struct job *j = c;
     jacobian(j->tool, j->b, j->J);
@@ -272,6 +317,8 @@ static void run_size(const struct ba *b, const char *label, double x) {
     if (chad_compute_reproj_error_rev && chad_compute_zach_weight_error_rev) {
         tool_row(&r, &chad, b, &J_ref, &J_fd, "FD", TOL_FD);
         ref = &J_ref, ref_name = "chad";
+        if (chad_ba_objective_rev)
+            check_vjp(&r, b, &J_ref);
     } else
         snprintf(r.check, sizeof r.check, "not yet (%s)", chad_ba_status);
     report(&r);

@@ -47,6 +47,10 @@ WEAK void adb_compute_zach_weight_error(const double *w, double *err);
 WEAK void chad_compute_reproj_error_rev(const double *cam, double *cam_b, const double *X, double *X_b,
                                         const double *w, double *w_b, const double *feat, double *feat_b,
                                         double *err, const double *err_b);
+WEAK void chad_ba_objective_rev(int n, int m, int p, const double *cams, double *cams_b, const double *X,
+                                double *X_b, const double *w, double *w_b, const int *obs, const double *feats,
+                                double *feats_b, double *reproj_err, const double *reproj_err_b, double *w_err,
+                                const double *w_err_b);
 WEAK void chad_compute_zach_weight_error_rev(const double *w, double *w_b, double *err, const double *err_b);
 
 WEAK void adb_lstm_objective(int l, int c, int b, const double *main_params, const double *extra_params,
