@@ -871,9 +871,40 @@ class Gen:
         if outcallees and r.random() < 0.6:
             form = r.choice(["call", "call", "callloop", "callpriv"])
         else:
-            form = r.choice(["rmw", "rmw", "tri", "cond", "while", "do", "branch"])
+            form = r.choice(["rmw", "rmw", "tri", "cond", "while", "do", "branch", "stride"])
         out = []
         v = self.newvar(fn)
+        if form == "stride":
+            # a block of m elements per iteration, t[m*i + c] for each c in
+            # some order (DESIGN 8.19), then read back
+            m = r.choice([2, 3])
+            alloc = r.choice(["fixed", "vla", "malloc"])
+            if alloc == "fixed":
+                out.append(S(self, "raw", "@T %s[%d];" % (t, 8 * m), fixed=True))
+            elif alloc == "vla":
+                out.append(S(self, "raw", "@T %s[%d * n];" % (t, m), fixed=True))
+            else:
+                self.scratch_used = True
+                out.append(S(self, "raw", "@T *%s = malloc(%d * n * sizeof *%s);" % (t, m, t), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+            cs = list(range(m))
+            r.shuffle(cs)
+            def at(cc):
+                base = "%d * %s" % (m, i) if r.random() < 0.5 else "%s * %d" % (i, m)
+                return base + (" + %d" % cc if cc else "")
+            body = [S(self, "raw", "%s[%s] = {0};" % (t, at(cc)), [self.expr(lc, 2)], fixed=True)
+                    for cc in cs]
+            out.append(S(self, "for", hdr % (i, i, i), body=body, fixed=True))
+            jc = c.sub(reads=c.reads + ["%s[%s]" % (a, j) for a in fn.arrays], ints=c.ints + [j])
+            out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+            out.append(S(self, "for", hdr % (j, j, j), fixed=True,
+                         body=[S(self, "raw", "%s += #0.5 * %s[%d * %s + %d] * tanh({0});"
+                                 % (v, t, m, j, r.randrange(m)), [self.expr(jc, 2)], fixed=True)]))
+            if alloc == "malloc":
+                out.append(S(self, "raw", "free(%s);" % t, fixed=True))
+            c.vars.append(v)
+            fn.mutable.append(v)
+            return out
         if form == "callpriv":
             # scratch declared before the loop that every iteration fills
             # by a call before reading it, read by nothing after the loop
