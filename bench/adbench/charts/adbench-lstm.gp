@@ -1,16 +1,16 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 5.75983
-1 5.84394
-2 5.75945
-3 10.9545
-4 10.6768
+0 5.73758
+1 5.84175
+2 5.95393
+3 11.0861
+4 10.5125
 EOD
 $tool1 << EOD
-0 508.562
-1 529.16
-2 1022.23
-3 535.77
+0 529.034
+1 526.502
+2 1007.68
+3 539.146
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
