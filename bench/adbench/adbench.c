@@ -6,7 +6,7 @@
  * is time(derivative) / time(ADBench's objective), medians of repeated
  * runs, and every derivative is checked (issue 10).
  *
- * usage: adbench [--quick] [-d DATA_DIR] [-c C_DIR] [-o OUT_DIR]
+ * usage: adbench [--quick] [--require-chad LIST] [-d DATA_DIR] [-c C_DIR] [-o OUT_DIR]
  *   -d  ADBench's data/ layout (default: CHAD_ADBENCH_DATA of the build;
  *       "" or none: inputs of the same shapes generated with a fixed seed)
  *   -c  ADBench's plain-C sources, for the compile-time and code-size
@@ -16,6 +16,9 @@
  *       the program)
  *   --quick  smoke test: tiny generated inputs, every check, timings not
  *       judged, no charts or compile report
+ *   --require-chad LIST  with ADBench's sources at build time, fail when
+ *       chad could not compile one of the problems in LIST (`gmm,ba`): the
+ *       test suite's guard that the sources as written keep compiling
  * Exits 1 when a derivative disagrees (a row says WRONG). */
 #define _POSIX_C_SOURCE 200809L
 #include "adbench.h"
@@ -174,7 +177,8 @@ static void compile_report(const struct options *o) {
 }
 
 static void usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--quick] [-d DATA_DIR] [-c C_DIR] [-o OUT_DIR]\n", argv0);
+    fprintf(stderr, "usage: %s [--quick] [--require-chad LIST] [-d DATA_DIR] [-c C_DIR] [-o OUT_DIR]\n",
+            argv0);
     exit(2);
 }
 
@@ -184,6 +188,7 @@ static void parse(int argc, char **argv, struct options *o) {
     o->c_dir = ADBENCH_C[0] ? ADBENCH_C : NULL;
     o->out_dir = program_dir(dir, sizeof dir);
     o->quick = 0;
+    o->require_chad = "";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             o->quick = 1;
@@ -193,6 +198,8 @@ static void parse(int argc, char **argv, struct options *o) {
             o->c_dir = argv[++i][0] ? argv[i] : NULL;
         else if (i + 1 < argc && strcmp(argv[i], "-o") == 0)
             o->out_dir = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--require-chad") == 0)
+            o->require_chad = argv[++i];
         else
             usage(argv[0]);
     }
@@ -232,5 +239,15 @@ int main(int argc, char **argv) {
         compile_report(&o);
     }
     printf("\n%s\n", adbench_failures ? "FAILED: some derivatives disagree (WRONG rows)" : "all derivatives agree");
-    return adbench_failures ? 1 : 0;
+    static const struct {
+        const char *name, *status;
+    } problems[] = {{"gmm", chad_gmm_status}, {"ba", chad_ba_status}, {"lstm", chad_lstm_status}};
+    int missing = 0;
+    for (int i = 0; adbench_have_c && i < 3; i++)
+        if (strstr(o.require_chad, problems[i].name) && problems[i].status[0]) {
+            printf("FAILED: chad no longer compiles ADBench's %s as written: %s\n", problems[i].name,
+                   problems[i].status);
+            missing = 1;
+        }
+    return adbench_failures || missing ? 1 : 0;
 }

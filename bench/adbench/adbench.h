@@ -10,6 +10,7 @@ struct options {
     const char *c_dir;    /* ADBench's plain-C sources (the compile report only) */
     const char *out_dir;  /* where the charts go */
     int quick;            /* smoke test: tiny sizes, timings not judged */
+    const char *require_chad; /* problems chad must compile ("gmm,ba") */
 };
 
 /* The median over batches of the time of one call of fn(ctx); a batch
