@@ -726,15 +726,21 @@ void Lowerer::noteCallee(const FunctionDecl *callee, SourceLocation loc) {
   callees.push_back({canonical, loc});
 }
 
+// An array argument's elements must be the parameter's.
+void Lowerer::requireElemType(const CExpr *a, const VarDecl *d, Type *want,
+                              const clang::ParmVarDecl *p, const std::string &callee) {
+  if (!type_eq(arrays.at(d).elem, want->elem))
+    fail(a->getExprLoc(), "'" + d->getNameAsString() +
+                              "' has another element type than parameter '" +
+                              p->getNameAsString() + "' of '" + callee + "'");
+}
+
 // A view (`&x[k]`, `x + k`) passed for input array parameter `p` of type
 // `want`; `base` gets the array it points into.
 Expr *Lowerer::viewArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,
                             const std::string &callee, const Env &env, const VarDecl *&base) {
   Expr *view = lowerArrayRef(a, env, base);
-  if (!type_eq(arrays.at(base).elem, want->elem))
-    fail(a->getExprLoc(), "'" + base->getNameAsString() +
-                              "' has another element type than parameter '" +
-                              p->getNameAsString() + "' of '" + callee + "'");
+  requireElemType(a, base, want, p, callee);
   return view;
 }
 
@@ -1206,10 +1212,7 @@ std::vector<Expr *> Lowerer::lowerCallArgs(const CallExpr *c,
       lowerExpr(a, env); // says what is wrong with the argument
     if (!d)
       fail(a->getExprLoc(), "unsupported array argument '" + text(a) + "'");
-    if (!type_eq(arrays.at(d).elem, t->elem))
-      fail(a->getExprLoc(), "'" + d->getNameAsString() +
-                                "' has another element type than parameter '" +
-                                p->getNameAsString() + "' of '" + name + "'");
+    requireElemType(a, d, t, p, name);
     if (ownerOf(d))
       fail(a->getExprLoc(), "loop carries array '" + d->getNameAsString() +
                                 "' from one iteration to the next; not "
@@ -1257,10 +1260,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
         fail(a->getExprLoc(), "'" + d->getNameAsString() + "' passed to in-out parameter '" +
                                   p->getNameAsString() + "' of '" + name +
                                   "', which writes it; it is read-only here");
-      if (!type_eq(arrays.at(d).elem, t->elem))
-        fail(a->getExprLoc(), "'" + d->getNameAsString() +
-                                  "' has another element type than parameter '" +
-                                  p->getNameAsString() + "' of '" + name + "'");
+      requireElemType(a, d, t, p, name);
       for (auto &[other, otherOut] : passed)
         if (other == d)
           fail(a->getExprLoc(), "'" + d->getNameAsString() + "' is passed to '" + name +
@@ -1282,10 +1282,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     const VarDecl *d = wholeArrayArg(a); // `a`, `&a[0]`: a itself
     long long blockAt, width;
     if (!d && cls == PARAM_OUT_ARRAY && stridedCallOutput(a, d, blockAt, width)) {
-      if (!type_eq(arrays.at(d).elem, t->elem))
-        fail(a->getExprLoc(), "'" + d->getNameAsString() +
-                                  "' has another element type than parameter '" +
-                                  p->getNameAsString() + "' of '" + name + "'");
+      requireElemType(a, d, t, p, name);
       for (auto &[other, otherOut] : passed)
         if (other == d)
           fail(a->getExprLoc(), "'" + d->getNameAsString() + "' is passed to '" + name +
@@ -1310,10 +1307,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       lowerExpr(a, env);
     if (!d)
       fail(a->getExprLoc(), "unsupported array argument '" + text(a) + "'");
-    if (!type_eq(arrays.at(d).elem, t->elem))
-      fail(a->getExprLoc(), "'" + d->getNameAsString() +
-                                "' has another element type than parameter '" +
-                                p->getNameAsString() + "' of '" + name + "'");
+    requireElemType(a, d, t, p, name);
     bool asOut = cls == PARAM_OUT_ARRAY;
     for (auto &[other, otherOut] : passed)
       if (other == d && (asOut || otherOut))

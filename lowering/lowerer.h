@@ -477,6 +477,8 @@ public:
   Expr *viewArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,
                      const std::string &callee, const Env &env, const VarDecl *&base);
   void noteCallee(const FunctionDecl *callee, SourceLocation loc);
+  void requireElemType(const CExpr *a, const VarDecl *d, Type *want,
+                       const clang::ParmVarDecl *p, const std::string &callee);
   const VarDecl *arrayBase(const ArraySubscriptExpr *s, bool required);
   const VarDecl *arrayDecl(const CExpr *e); // a DeclRef to a known array
 
