@@ -349,6 +349,7 @@ class Gen:
         # memcpy, free): a block of it is drawn wholly from this stream
         self.rm = random.Random(seed * 1299709 + 5)
         self.scratch_used = False
+        self.blk_used = False  # gen_blk, a callee with a fixed-length output
         # and so do those about structs (types, parameters, locals, results)
         self.rst = random.Random(seed * 15485863 + 5)
         self.stypes = []
@@ -889,11 +890,23 @@ class Gen:
             lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
             cs = list(range(m))
             r.shuffle(cs)
+            call = None
+            if fn.arrays and r.random() < 0.5:
+                # elements 0 and 1 of each block by a callee's output at a
+                # view: gen_blk writes exactly two (DESIGN 8.19)
+                self.blk_used = True
+                cs = [cc for cc in cs if cc >= 2]
+                src = r.choice(["&%s[%s]", "%s + %s"]) % (r.choice(fn.arrays), i)
+                dst = r.choice(["&%s[%d * %s]", "%s + %d * %s"]) % (t, m, i)
+                call = S(self, "raw", "gen_blk%s(%s, %s);" % ("f" if fn.T == "float" else "", src, dst),
+                         fixed=True)
             def at(cc):
                 base = "%d * %s" % (m, i) if r.random() < 0.5 else "%s * %d" % (i, m)
                 return base + (" + %d" % cc if cc else "")
             body = [S(self, "raw", "%s[%s] = {0};" % (t, at(cc)), [self.expr(lc, 2)], fixed=True)
                     for cc in cs]
+            if call:
+                body.insert(r.randrange(len(body) + 1), call)
             out.append(S(self, "for", hdr % (i, i, i), body=body, fixed=True))
             jc = c.sub(reads=c.reads + ["%s[%s]" % (a, j) for a in fn.arrays], ints=c.ints + [j])
             out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
@@ -2011,6 +2024,8 @@ def render(g, st=None):
         parts.insert(1, MEMORY_INCLUDES)
     parts.append("static const int gen_idx[%d] = {%s};" % (g.n, ", ".join(map(str, g.idx))))
     parts.append(GEN_TABLES)
+    if g.blk_used:
+        parts.append(BLOCK_HELPERS)
     if g.stypes:
         parts.append("\n".join(t.definition() for t in g.stypes))
     live = [f for f in g.funcs if f.id not in st.drop]
@@ -2039,6 +2054,20 @@ def render(g, st=None):
 
 MEMORY_INCLUDES = "#include <stdlib.h>\n#include <string.h>"
 
+# A callee that writes a fixed number of elements of its output, called at
+# views of a block written per loop iteration (DESIGN 8.19).
+BLOCK_HELPERS = """CHAD_DIFFERENTIABLE
+void gen_blk(const double *a, double *o) {
+    o[0] = a[0] * a[0] + 0.5;
+    o[1] = sin(a[0]) - 0.25 * a[0];
+}
+
+CHAD_DIFFERENTIABLE
+void gen_blkf(const float *a, float *o) {
+    o[0] = a[0] * a[0] + 0.5f;
+    o[1] = sinf(a[0]) - 0.25f * a[0];
+}"""
+
 GEN_TABLES = ("const double gen_tab[8] = {0.5, -1.25, 2.0, 0.125, -0.75, 1.5, 0.25, -2.0};\n"
               "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};")
 
@@ -2048,7 +2077,8 @@ def render_plain(g, st):
     -Werror, by the reducer to reject candidates that are not valid C or
     that leave variables unused."""
     parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
-             GEN_TABLES, CUSTOM_DECLS] + ["\n".join(t.definition() for t in g.stypes)] * bool(g.stypes)
+             GEN_TABLES, CUSTOM_DECLS] + ["\n".join(t.definition() for t in g.stypes)] * bool(g.stypes) \
+        + [BLOCK_HELPERS] * g.blk_used
     if g.scratch_used:
         parts.insert(1, MEMORY_INCLUDES)
     for fn in g.funcs:
