@@ -124,7 +124,10 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   }
   if (inlined != fa->body) {
     Func copy = *fa;
-    copy.body = inlined;
+    /* the inlined callee's result tuple is projected at once: resolving
+     * those projections lets reverse mode see an in-out array's versions
+     * as one chain through the callee (their shared buffer) */
+    copy.body = simplify_expr(m, anf_body(m, &copy, inlined));
     fr = anf_func(m, &copy);
     if (!check_stage(m, fr, CHECK_SOURCE, "inlining", err)) {
       nameset_free(&names);

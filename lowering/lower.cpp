@@ -238,6 +238,7 @@ LoweredFunction Lowerer::run() {
     if (!body)
       fail(fd->getLocation(), "unsupported function body");
     derefs.apply(const_cast<CompoundStmt *>(body));
+    aliases.apply(fd, const_cast<CompoundStmt *>(body));
     prescanArrays(body);
     Rest rest{statementsOf(body), nullptr};
     Tail tail{nullptr, body->getRBracLoc()};

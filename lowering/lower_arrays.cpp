@@ -1366,6 +1366,30 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       env.arrays[d] = ArrayVal{fresh, nullptr};
       continue;
     }
+    if (carriedInPlace(d)) {
+      // a loop carries d whole, updated in place (DESIGN 8.16): the
+      // callee's prefix is stored into it element by element, so that the
+      // reverse sweep restores what it overwrote from the undo log
+      ArrayVal now{fresh, nullptr};
+      Var *k = var_new(arena, "k", ty_int());
+      Type *arrType = old.value->type;
+      Type *st = ty_tuple(arena, 1, &arrType);
+      Var *state = var_new(arena, "st", st);
+      Var *cur = newPlaceVar({d, kWhole});
+      Var *next = newPlaceVar({d, kWhole});
+      Expr *upd = at(ex_update(arena, mkVar(cur, loc), mkVar(k, loc),
+                               oldElement(now, mkVar(k, loc), false, loc)),
+                     loc);
+      Expr *body = mkLet(cur, mkGet(0, mkVar(state, loc), loc),
+                         mkLet(next, upd, mkTuple({mkVar(next, loc)}, loc), loc), loc);
+      Expr *fold = at(ex_fold(arena, lenOf(now), mkTuple({mkVar(old.value, loc)}, loc), k,
+                              state, body),
+                      loc);
+      Var *stored = newPlaceVar({d, kWhole});
+      out.push_back({stored, mkGet(0, fold, loc), loc});
+      env.arrays[d] = ArrayVal{stored, lenCopy(old)};
+      continue;
+    }
     // The callee's prefix over the caller's: max of the two lengths.
     ArrayVal now{fresh, nullptr};
     Var *k = var_new(arena, "k", ty_int());

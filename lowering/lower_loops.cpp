@@ -111,6 +111,13 @@ static bool refersTo(const Stmt *s, const VarDecl *v) {
   return false;
 }
 
+// `i += s` with s an integer expression not naming the counter: a step
+// known at run time (checked loop-invariant where the loop is lowered).
+static bool runtimeStep(const CExpr *e, const VarDecl *counter) {
+  return e->getType()->isIntegerType() && !e->getType()->isBooleanType() &&
+         !refersTo(e, counter);
+}
+
 // ------------------------------------------------------ int arithmetic
 
 // Integer arithmetic in the operands' kind (both of one kind; int when
@@ -208,7 +215,8 @@ Expr *Lowerer::toKind(Expr *x, Type *t, SourceLocation loc) {
 // counter's own type as C computes it.
 Expr *Lowerer::counterAt(const Bounds &b, Expr *k, SourceLocation loc) {
   Type *t = kindOf(b.lo);
-  return iAdd(dup(arena, b.lo), iMul(toKind(k, t, loc), kInt(t, b.step, loc), loc), loc);
+  Expr *step = b.stepExpr ? dup(arena, b.stepExpr) : kInt(t, b.step, loc);
+  return iAdd(dup(arena, b.lo), iMul(toKind(k, t, loc), step, loc), loc);
 }
 
 // max(a, b) = if a > b then a else b; `a` and `b` are copied.
@@ -385,8 +393,13 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
              (c->getOpcode() == clang::BO_AddAssign ||
               c->getOpcode() == clang::BO_SubAssign)) {
     long long v;
+    int sign = c->getOpcode() == clang::BO_AddAssign ? 1 : -1;
     if (constant(c->getRHS(), v)) {
-      h.step = c->getOpcode() == clang::BO_AddAssign ? v : -v;
+      h.step = sign * v;
+      ok = true;
+    } else if (runtimeStep(c->getRHS(), h.counter)) {
+      h.step = sign;
+      h.stepExpr = c->getRHS();
       ok = true;
     }
   } else if (const auto *a = dyn_cast<BinaryOperator>(inc);
@@ -395,14 +408,26 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
     const auto *rhs = dyn_cast<BinaryOperator>(a->getRHS()->IgnoreParenImpCasts());
     long long v;
     if (rhs && rhs->isAdditiveOp()) {
+      int sign = rhs->getOpcode() == clang::BO_Add ? 1 : -1;
       if (isCounterRef(rhs->getLHS(), h.counter) &&
           constant(rhs->getRHS(), v)) {
-        h.step = rhs->getOpcode() == clang::BO_Add ? v : -v;
+        h.step = sign * v;
         ok = true;
       } else if (rhs->getOpcode() == clang::BO_Add &&
                  isCounterRef(rhs->getRHS(), h.counter) &&
                  constant(rhs->getLHS(), v)) {
         h.step = v;
+        ok = true;
+      } else if (isCounterRef(rhs->getLHS(), h.counter) &&
+                 runtimeStep(rhs->getRHS(), h.counter)) {
+        h.step = sign;
+        h.stepExpr = rhs->getRHS();
+        ok = true;
+      } else if (rhs->getOpcode() == clang::BO_Add &&
+                 isCounterRef(rhs->getRHS(), h.counter) &&
+                 runtimeStep(rhs->getLHS(), h.counter)) {
+        h.step = 1;
+        h.stepExpr = rhs->getLHS();
         ok = true;
       }
     }
@@ -410,14 +435,14 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   if (!ok)
     fail(inc->getExprLoc(),
          "loop step '" + text(inc) +
-             "' is not supported; add a constant to the counter ('i++', "
-             "'i += 2', 'i--')");
+             "' is not supported; add a constant or a loop-invariant integer to the "
+             "counter ('i++', 'i += 2', 'i += n', 'i--')");
   if (h.step == 0)
     fail(inc->getExprLoc(), "loop step '" + text(inc) + "' is zero");
   // `i != n` stepping by one ends where `i < n` (or `i > n`) does; a loop
   // that starts beyond n never ends in C, and runs no iteration here.
   if (h.cmp == clang::BO_NE) {
-    if ((h.step != 1 && h.step != -1) || h.scale != 1)
+    if ((h.step != 1 && h.step != -1) || h.stepExpr || h.scale != 1)
       fail(cond->getExprLoc(), "loop condition '" + text(cond) +
                                    "' with a step other than 1 or -1, or a multiple of the counter, is not "
                                    "supported; compare with '<' or '>'");
@@ -472,6 +497,17 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
     fail(h.lo ? h.lo->getExprLoc() : loc, "loop start is not an integer");
   Type *counterType = irScalarType(h.counter->getType());
   lo = simpleOrBound(toKind(lo, counterType, loc), "lo", pre, loc);
+  Expr *stepSize = nullptr; // |step| at run time, in the counter's type
+  if (h.stepExpr) {
+    Expr *st = lowerExpr(h.stepExpr, env);
+    if (!st->type || st->type->kind != TY_INT)
+      fail(h.stepExpr->getExprLoc(), "loop step '" + text(h.stepExpr) + "' is not an integer");
+    stepSize = simpleOrBound(toKind(st, counterType, loc), "step", pre, loc);
+    b.stepExpr = h.step > 0 ? stepSize
+                            : simpleOrBound(iSub(kInt(counterType, 0, loc),
+                                                 dup(arena, stepSize), loc),
+                                            "step", pre, loc);
+  }
   Expr *hi = lowerExpr(h.hi, env);
   Type *cmpType = hi->type;
   long long lo0;
@@ -495,18 +531,25 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
                         "lo_cmp", pre, loc);
   auto d = [&](Expr *e) { return dup(arena, e); };
   long long c = h.step > 0 ? h.step : -h.step;
+  // the step's size in the comparison's type; a run-time step is taken to
+  // be positive in the loop's direction, as a loop that ends has it
+  Expr *size = stepSize ? (type_eq(cmpType, counterType)
+                               ? d(stepSize)
+                               : mkPrim1(prim_cast_to(cmpType), d(stepSize), loc))
+                        : type_is_float(cmpType) ? mkConst(cmpType, (double)c, loc)
+                                                 : kInt(cmpType, c, loc);
   Expr *from = h.step > 0 ? loC : hi, *to = h.step > 0 ? hi : loC;
   bool strict = h.cmp == clang::BO_LT || h.cmp == clang::BO_GT;
   if (type_is_float(cmpType))
-    b.tripExpr = floatTrip(d(from), d(to), c, strict, loc);
+    b.tripExpr = floatTrip(d(from), d(to), size, strict, loc);
   else {
     // n = to > from ? (to - from + c - 1) / c : 0          (< and >)
     // n = to >= from ? (to - from) / c + 1 : 0              (<= and >=)
     Expr *test = iCmp(strict ? P_GT : P_GE, d(to), d(from), loc);
-    Expr *n = strict ? iDiv(iAdd(iSub(d(to), d(from), loc), kInt(cmpType, c - 1, loc),
-                                 loc),
-                            kInt(cmpType, c, loc), loc)
-                     : iAdd(iDiv(iSub(d(to), d(from), loc), kInt(cmpType, c, loc), loc),
+    Expr *cMinus1 = stepSize ? iSub(d(size), kInt(cmpType, 1, loc), loc)
+                             : kInt(cmpType, c - 1, loc);
+    Expr *n = strict ? iDiv(iAdd(iSub(d(to), d(from), loc), cMinus1, loc), d(size), loc)
+                     : iAdd(iDiv(iSub(d(to), d(from), loc), d(size), loc),
                             kInt(cmpType, 1, loc), loc);
     long long t;
     if (intConst(test, t))
@@ -529,7 +572,7 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
   }
   if (h.step > 0)
     b.imin = lo;
-  else if (type_eq(cmpType, counterType))
+  else if (type_eq(cmpType, counterType) && !h.stepExpr)
     b.imin = strict ? iAdd(d(hi), kInt(counterType, 1, loc), loc) : hi;
   else // the smallest value, lo + (n-1)*step, in the counter's type
     b.imin = counterAt(b, iSub(d(b.trip), mkInt(1, loc), loc), loc);
@@ -540,11 +583,10 @@ Bounds Lowerer::lowerBounds(const LoopHeader &h, const Env &env,
 // counter's values are exact in the comparison's type while they stay
 // below 2^53, so n = ceil((to - from) / c) for < and floor(...) + 1 for <=,
 // when to > from (>=).
-Expr *Lowerer::floatTrip(Expr *from, Expr *to, long long c, bool strict,
+Expr *Lowerer::floatTrip(Expr *from, Expr *to, Expr *c, bool strict,
                          SourceLocation loc) {
   Type *t = from->type;
-  Expr *span = mkPrim2(P_DIV, mkPrim2(P_SUB, to, from, loc),
-                       mkConst(t, (double)c, loc), loc);
+  Expr *span = mkPrim2(P_DIV, mkPrim2(P_SUB, to, from, loc), c, loc);
   Expr *n = strict ? mkPrim1(P_CEIL, span, loc)
                    : mkPrim2(P_ADD, mkPrim1(P_FLOOR, span, loc), mkConst(t, 1, loc), loc);
   Expr *test = mkPrim2(strict ? P_GT : P_GE, dup(arena, to), dup(arena, from), loc);
@@ -804,6 +846,14 @@ bool Lowerer::invariantIn(const CExpr *e, const LoopScan &scan,
   return ok;
 }
 
+// An inner loop's start, bound and step are the same at every iteration
+// of the loop h (a rectangular nest).
+bool Lowerer::headerInvariantIn(const LoopHeader &inner, const LoopScan &scan,
+                                const LoopHeader &h) {
+  return inner.lo && invariantIn(inner.lo, scan, h) && invariantIn(inner.hi, scan, h) &&
+         (!inner.stepExpr || invariantIn(inner.stepExpr, scan, h));
+}
+
 void Lowerer::requireInvariant(const CExpr *e, const LoopScan &scan,
                                const LoopHeader &h, SourceLocation at,
                                const std::string &what) {
@@ -857,7 +907,7 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
       kinds[d] = Site::Strided;
       continue;
     }
-    bool step1 = h.step == 1 || h.step == -1;
+    bool step1 = (h.step == 1 || h.step == -1) && !h.stepExpr;
     bool allCounter = step1, anyNested = false, allAcc = true;
     // an in-out parameter has no length to build with, a value carried
     // whole by an enclosing loop must stay in place, a while or a loop
@@ -865,10 +915,10 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
     bool forced = arrays.at(d).role == ArrayRole::InOut || carriedInPlace(d) ||
                   !h.stmt || lc.hasBreak;
     for (const Site &s : sites) {
-      allCounter = allCounter && isCounterRef(s.sub->getIdx(), h.counter);
+      allCounter = allCounter && s.sub && isCounterRef(s.sub->getIdx(), h.counter);
       anyNested = anyNested || !s.path.empty();
       allAcc = allAcc && s.accumulate;
-      forced = forced || s.inWhile || s.twoDim;
+      forced = forced || s.inWhile || s.twoDim || s.wholeCall;
     }
     Site::Kind kind = Site::Update;
     if (forced) {
@@ -886,12 +936,12 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
       long long lo;
       const ForStmt *inner =
           sites[0].path.size() == 1 ? sites[0].path[0] : nullptr;
-      if (inner && h.lo && constIndex(h.lo, lo) && lo == 0 && h.step == 1) {
+      if (inner && h.lo && constIndex(h.lo, lo) && lo == 0 && h.step == 1 && !h.stepExpr) {
         try {
           LoopHeader ih = parseHeader(inner, nullptr);
           long long ilo;
           flat = ih.lo && constIndex(ih.lo, ilo) && ilo == 0 &&
-                 ih.step == 1 && ih.cmp == clang::BO_LT && ih.offset == 0 && ih.scale == 1 &&
+                 ih.step == 1 && !ih.stepExpr && ih.cmp == clang::BO_LT && ih.offset == 0 && ih.scale == 1 &&
                  invariantIn(ih.hi, sc, h);
           for (const Site &s : sites)
             flat = flat && s.path.size() == 1 && s.path[0] == inner &&
@@ -912,8 +962,7 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
         for (const Site &s : sites)
           for (const ForStmt *f : s.path) {
             LoopHeader fh = parseHeader(f, nullptr);
-            if (!fh.lo || !invariantIn(fh.lo, sc, h) ||
-                !invariantIn(fh.hi, sc, h))
+            if (!headerInvariantIn(fh, sc, h))
               kind = Site::Update; // a triangular nest
           }
       }
@@ -955,7 +1004,7 @@ bool Lowerer::neededAfter(const Place &p, const Rest *next, const Tail &tail) {
 // The IR index of an IR loop over `lc`: named after the counter when it is
 // the counter (from 0 by 1).
 static Var *indexVar(Arena *arena, const LoopCtx &lc) {
-  bool same = isIntConst(lc.b.lo, 0) && lc.b.step == 1;
+  bool same = isIntConst(lc.b.lo, 0) && lc.b.step == 1 && !lc.b.stepExpr;
   return var_new(arena,
                  same ? lc.h.counter->getNameAsString().c_str() : "k",
                  ty_int());
@@ -1111,7 +1160,7 @@ Expr *Lowerer::inlineLoop(const ForStmt *s, LoopCtx &owner, const Rest *next,
   LoopHeader h = parseHeader(s, nullptr);
   LoopScan sc = scanLoop(h, env);
   if (!sc.siteOrder.empty())
-    fail(sc.sites[sc.siteOrder[0]][0].sub->getExprLoc(),
+    fail(sc.sites[sc.siteOrder[0]][0].write->getExprLoc(),
          "array '" + sc.siteOrder[0]->getNameAsString() +
              "' is written in a nested loop that also holds an element "
              "write flattened across loops; not supported yet");
@@ -1336,8 +1385,7 @@ bool Lowerer::exactSum(LoopCtx &lc, const LoopScan &sc, const Place &p,
     return false;
   for (const ForStmt *f : path) {
     LoopHeader fh = parseHeader(f, nullptr);
-    if (!fh.lo || !invariantIn(fh.lo, sc, lc.h) ||
-        !invariantIn(fh.hi, sc, lc.h))
+    if (!headerInvariantIn(fh, sc, lc.h))
       return false;
   }
   return true;
@@ -1402,11 +1450,28 @@ Expr *Lowerer::settleFold(LoopCtx &lc, const Env &entry,
     spec.accumulators = accs;
     spec.yields = state;
     Expr *body = lowerLoopBody(lc, spec, entry);
+    // A place the sums' increments read (`total += x[k]; k = t;`) is
+    // carried too: the probe is a body that computes the accumulators as
+    // state, where those reads are live.
+    Expr *probe = body;
+    std::vector<Var *> probeVars = spec.stateVars;
+    if (!accs.empty()) {
+      BodySpec all = spec;
+      all.statePlaces.insert(all.statePlaces.end(), accs.begin(), accs.end());
+      for (const Place &p : accs)
+        ts.push_back(placeType(p));
+      all.state = var_new(arena, "state", ty_tuple(arena, (int)ts.size(), ts.data()));
+      all.accumulators.clear();
+      all.yields = all.statePlaces;
+      all.stateVars.clear();
+      probe = lowerLoopBody(lc, all, entry);
+      probeVars = all.stateVars;
+    }
     Liveness live;
-    liveness(body, live);
+    liveness(probe, live);
     std::vector<Place> keep;
     for (size_t j = 0; j < state.size(); j++)
-      if (live.liveLets.count(spec.stateVars[j]) ||
+      if (live.liveLets.count(probeVars[j]) ||
           neededAfter(state[j], next, tail))
         keep.push_back(state[j]);
     if (keep.size() == state.size())
@@ -1438,6 +1503,11 @@ std::vector<Place> Lowerer::carriedArrays(LoopCtx &lc, LoopScan &sc, Env &env,
     const Site &first = sc.sites.at(d)[0];
     if (env.sizes.count(d))
       makeWhole(d, env, pre, lc.h.kw);
+    else if (!env.arrays.at(d).value && !first.sub)
+      fail(first.write->getExprLoc(),
+           "loop passes output '" + d->getNameAsString() + "' to '" +
+               first.call->getDirectCallee()->getNameAsString() +
+               "' before it is written whole; not supported (write the whole output first)");
     else if (!env.arrays.at(d).value)
       fail(first.sub->getExprLoc(),
            "loop writes output '" + d->getNameAsString() + "' at '" +
@@ -1464,6 +1534,10 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   requireInvariant(lc.h.hi, sc, lc.h, lc.h.hi->getExprLoc(),
                    "loop bound '" + text(lc.h.hi) +
                        "' changes inside the loop; not supported");
+  if (lc.h.stepExpr)
+    requireInvariant(lc.h.stepExpr, sc, lc.h, lc.h.stepExpr->getExprLoc(),
+                     "loop step '" + text(lc.h.stepExpr) +
+                         "' changes inside the loop; not supported");
   std::vector<Binding> pre;
   lc.b = lowerBounds(lc.h, env, pre);
   std::vector<Place> inPlace = carriedArrays(lc, sc, env, pre);

@@ -153,6 +153,8 @@ bool refersTo(const Stmt *s, const VarDecl *d, SourceLocation &where) {
 
 } // namespace
 
+bool isAllocatedPointer(const VarDecl *v) { return allocationCall(v->getInit()) != nullptr; }
+
 bool Lowerer::isMemoryCall(const CallExpr *c) {
   return memFunction(c) != MemFn::None;
 }

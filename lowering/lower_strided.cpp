@@ -239,8 +239,23 @@ void Lowerer::scanCallOutputs(const CallExpr *call,
       continue;
     std::string refused = "loop writes array '" + d->getNameAsString() +
                           "' through a call to '" + name + "'; not supported yet";
+    Site site;
+    site.inWhile = sc.inWhile > 0;
+    site.array = d;
+    site.write = a;
+    site.path = path;
+    site.plain = true;
+    site.call = call;
+    if (!sc.sites.count(d))
+      sc.siteOrder.push_back(d);
+    sc.written.insert(d);
+    if (whole) { // carried whole, updated by the call (DESIGN 8.16)
+      site.wholeCall = true;
+      sc.sites[d].push_back(site);
+      continue;
+    }
     std::vector<const CExpr *> parts;
-    const VarDecl *base = whole ? nullptr : viewOffset(a, parts);
+    const VarDecl *base = viewOffset(a, parts);
     if (!base || base != d || cls != PARAM_OUT_ARRAY || !env.arrays.count(d))
       fail(a->getExprLoc(), refused);
     long long width = fixedOutputLength(callee, i);
@@ -250,18 +265,8 @@ void Lowerer::scanCallOutputs(const CallExpr *call,
                callee->getParamDecl(i)->getNameAsString() +
                "' at constant indices only, so that the block it writes has a "
                "known length)");
-    Site site;
-    site.inWhile = sc.inWhile > 0;
-    site.array = d;
-    site.write = a;
-    site.path = path;
-    site.plain = true;
-    site.call = call;
     site.width = width;
-    if (!sc.sites.count(d))
-      sc.siteOrder.push_back(d);
     sc.sites[d].push_back(site);
-    sc.written.insert(d);
   }
 }
 
@@ -271,11 +276,14 @@ void Lowerer::scanCallOutputs(const CallExpr *call,
 bool Lowerer::classifyStrided(LoopCtx &lc, const VarDecl *d,
                               std::vector<Site> &sites, size_t reads) {
   const Site *call = nullptr;
-  for (const Site &s : sites)
+  for (const Site &s : sites) {
+    if (s.wholeCall) // carried whole (classifyArrays)
+      return false;
     if (s.call && !call)
       call = &s;
+  }
   long long lo;
-  bool ok = lc.h.stmt && lc.h.step == 1 && lc.h.lo && constIndex(lc.h.lo, lo) &&
+  bool ok = lc.h.stmt && lc.h.step == 1 && !lc.h.stepExpr && lc.h.lo && constIndex(lc.h.lo, lo) &&
             lo == 0 && !lc.hasBreak && reads == 0 &&
             arrays.at(d).role != ArrayRole::InOut && !carriedInPlace(d);
   long long stride = 0;

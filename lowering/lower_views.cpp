@@ -64,8 +64,9 @@ void Lowerer::checkPointerUse(const Stmt *s) {
   if (const auto *d = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts()))
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
       fail(s->getBeginLoc(), "assigning pointer '" + v->getNameAsString() +
-                                 "' after its declaration is not supported yet "
-                                 "(declare a new pointer where it is needed)");
+                                 "' after its declaration is supported only when it "
+                                 "always points into the same array (a parameter, a local "
+                                 "array or allocated scratch); not supported yet");
 }
 
 // The array a view expression points into: a known array `a`, `&a[k]`,
@@ -165,6 +166,292 @@ DerefRewrite::~DerefRewrite() {
 
 void DerefRewrite::apply(Stmt *body) {
   walk(body);
+  if (!undo.empty())
+    ctx.getParentMapContext().clear();
+}
+
+// ----------------------------------------------------------- aliases
+
+static bool pointsToNumbers(QualType t) {
+  return t->isPointerType() && t->getPointeeType()->isArithmeticType() &&
+         !t->getPointeeType()->isBooleanType();
+}
+
+static const clang::VarDecl *refDecl(const CExpr *e) {
+  if (const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+    return dyn_cast<clang::VarDecl>(d->getDecl());
+  return nullptr;
+}
+
+// An array a pointer may point into for good: a parameter, a local array
+// of numbers (one dimension), or scratch from an allocation.
+bool AliasRewrite::isRoot(const clang::VarDecl *v) const {
+  QualType t = v->getType();
+  if (isa<clang::ParmVarDecl>(v))
+    return pointsToNumbers(t);
+  if (!v->hasLocalStorage())
+    return false;
+  if (const clang::ArrayType *a = ctx.getAsArrayType(t))
+    return a->getElementType()->isArithmeticType();
+  return pointsToNumbers(t) && isAllocatedPointer(v);
+}
+
+// The variable a pointer expression starts from: `B`, `&B[k]`, `B + k`,
+// `k + B`, `B - k` (B a root or another pointer), or null.
+const clang::VarDecl *AliasRewrite::baseOf(const CExpr *e) const {
+  e = e->IgnoreParenImpCasts();
+  if (const clang::VarDecl *v = refDecl(e))
+    return e->getType()->isPointerType() || e->getType()->isArrayType() ? v : nullptr;
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
+    if (const auto *s = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()))
+      return s->getBase()->getType()->isPointerType() ? baseOf(s->getBase()) : nullptr;
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAdditiveOp()) {
+    if (b->getLHS()->getType()->isPointerType() && b->getRHS()->getType()->isIntegerType())
+      return baseOf(b->getLHS());
+    if (b->getOpcode() == clang::BO_Add && b->getRHS()->getType()->isPointerType())
+      return baseOf(b->getRHS());
+  }
+  return nullptr;
+}
+
+// The values each local pointer to numbers is given; pointers whose
+// address is taken are not aliases.
+void AliasRewrite::collect(const Stmt *s) {
+  if (!s)
+    return;
+  if (const auto *d = dyn_cast<clang::DeclStmt>(s))
+    for (const clang::Decl *x : d->decls())
+      if (const auto *v = dyn_cast<clang::VarDecl>(x);
+          v && v->hasLocalStorage() && !isa<clang::ParmVarDecl>(v) &&
+          pointsToNumbers(v->getType()) && !isAllocatedPointer(v)) {
+        std::vector<const CExpr *> &d = defs[v];
+        if (v->getInit())
+          d.push_back(v->getInit());
+      }
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == clang::BO_Assign)
+    if (const auto *d = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParens()))
+      if (const auto *v = dyn_cast<clang::VarDecl>(d->getDecl()); v && defs.count(v))
+        defs[v].push_back(b->getRHS());
+  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf)
+    if (const clang::VarDecl *v = refDecl(u->getSubExpr()))
+      refused.insert(v);
+  for (const Stmt *c : s->children())
+    collect(c);
+}
+
+// Which pointers are aliases: every value given is a view of the same root
+// (through other aliases).
+void AliasRewrite::resolve() {
+  std::map<const clang::VarDecl *, const clang::VarDecl *> rootOf;
+  std::set<const clang::VarDecl *> visiting;
+  std::function<const clang::VarDecl *(const clang::VarDecl *)> root =
+      [&](const clang::VarDecl *v) -> const clang::VarDecl * {
+    if (isRoot(v))
+      return v;
+    auto it = rootOf.find(v);
+    if (it != rootOf.end())
+      return it->second;
+    if (!defs.count(v) || refused.count(v) || visiting.count(v) || defs[v].empty())
+      return nullptr;
+    visiting.insert(v);
+    const clang::VarDecl *r = nullptr;
+    bool ok = true;
+    for (const CExpr *e : defs[v]) {
+      const clang::VarDecl *b = baseOf(e);
+      if (b && visiting.count(b)) // `p = p + 1`, `t = a; a = t;`: the root it has
+        continue;
+      const clang::VarDecl *rb = b ? root(b) : nullptr;
+      ok = ok && rb && (!r || r == rb);
+      r = rb;
+    }
+    ok = ok && r;
+    visiting.erase(v);
+    rootOf[v] = ok ? r : nullptr;
+    return rootOf[v];
+  };
+  QualType diff = ctx.getPointerDiffType();
+  for (auto &[v, values] : defs) {
+    const clang::VarDecl *r = root(v);
+    if (!r)
+      continue;
+    std::string name = v->getNameAsString() + "_at";
+    clang::VarDecl *off = clang::VarDecl::Create(
+        ctx, const_cast<FunctionDecl *>(fd), v->getBeginLoc(), v->getLocation(),
+        &ctx.Idents.get(name), diff, ctx.getTrivialTypeSourceInfo(diff, v->getLocation()),
+        clang::SC_None);
+    aliases[v] = Alias{r, off};
+  }
+}
+
+CExpr *AliasRewrite::ref(const clang::VarDecl *v, SourceLocation loc) {
+  auto *d = const_cast<clang::VarDecl *>(v);
+  return DeclRefExpr::Create(ctx, clang::NestedNameSpecifierLoc(), SourceLocation(), d, false,
+                             loc, v->getType(), clang::VK_LValue);
+}
+
+CExpr *AliasRewrite::rvalue(const clang::VarDecl *v, SourceLocation loc) {
+  return clang::ImplicitCastExpr::Create(ctx, v->getType(), clang::CK_LValueToRValue,
+                                         ref(v, loc), nullptr, clang::VK_PRValue,
+                                         clang::FPOptionsOverride());
+}
+
+CExpr *AliasRewrite::asOffsetType(CExpr *e) {
+  QualType diff = ctx.getPointerDiffType();
+  if (ctx.hasSameUnqualifiedType(e->getType(), diff))
+    return e;
+  return clang::ImplicitCastExpr::Create(ctx, diff, clang::CK_IntegralCast, e, nullptr,
+                                         clang::VK_PRValue, clang::FPOptionsOverride());
+}
+
+CExpr *AliasRewrite::add(CExpr *a, CExpr *b, clang::BinaryOperatorKind op) {
+  return BinaryOperator::Create(ctx, asOffsetType(a), asOffsetType(b), op,
+                                ctx.getPointerDiffType(), clang::VK_PRValue,
+                                clang::OK_Ordinary, a->getBeginLoc(),
+                                clang::FPOptionsOverride());
+}
+
+// The root's first element as a pointer value.
+CExpr *AliasRewrite::rootPointer(const clang::VarDecl *root, SourceLocation loc) {
+  QualType t = root->getType();
+  if (t->isArrayType())
+    return clang::ImplicitCastExpr::Create(ctx, ctx.getArrayDecayedType(t),
+                                           clang::CK_ArrayToPointerDecay, ref(root, loc),
+                                           nullptr, clang::VK_PRValue,
+                                           clang::FPOptionsOverride());
+  return rvalue(root, loc);
+}
+
+// An alias used as a pointer value (rewritten as `(B + p_at)`): p.
+const clang::VarDecl *AliasRewrite::aliasRef(const CExpr *e) const {
+  const clang::VarDecl *v = refDecl(e);
+  return v && aliases.count(v) ? v : nullptr;
+}
+
+// The offset from its root of a pointer expression whose base is a root
+// or an alias (already rewritten: `(B + p_at)`), as a ptrdiff_t.
+CExpr *AliasRewrite::offsetOf(const CExpr *e) {
+  SourceLocation loc = e->getExprLoc();
+  e = e->IgnoreParenImpCasts();
+  if (const clang::VarDecl *v = refDecl(e)) {
+    if (aliases.count(v))
+      return rvalue(aliases.at(v).offset, loc);
+    return clang::IntegerLiteral::Create(ctx, llvm::APInt(ctx.getTypeSize(ctx.getPointerDiffType()), 0),
+                                         ctx.getPointerDiffType(), loc);
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
+    const auto *s = cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+    return add(offsetOf(s->getBase()), const_cast<CExpr *>(s->getIdx()), clang::BO_Add);
+  }
+  const auto *b = cast<BinaryOperator>(e);
+  bool left = b->getLHS()->getType()->isPointerType();
+  CExpr *k = const_cast<CExpr *>(left ? b->getRHS() : b->getLHS());
+  return add(offsetOf(left ? b->getLHS() : b->getRHS()), k, b->getOpcode());
+}
+
+void AliasRewrite::replace(Stmt *&slot, Stmt *with) {
+  undo.push_back({&slot, slot});
+  slot = with;
+}
+
+// Children first, so that a node is rebuilt from rewritten parts.
+void AliasRewrite::walk(Stmt *&s) {
+  if (!s)
+    return;
+  for (Stmt *&child : s->children())
+    walk(child);
+  Stmt *r = rewrite(s);
+  if (r != s)
+    replace(s, r);
+}
+
+Stmt *AliasRewrite::rewrite(Stmt *s) {
+  // p as a value: (B + p_at)
+  if (const auto *c = dyn_cast<clang::ImplicitCastExpr>(s);
+      c && c->getCastKind() == clang::CK_LValueToRValue)
+    if (const clang::VarDecl *p = aliasRef(c->getSubExpr())) {
+      SourceLocation loc = c->getExprLoc();
+      const Alias &a = aliases.at(p);
+      CExpr *sum = BinaryOperator::Create(ctx, rootPointer(a.root, loc), rvalue(a.offset, loc),
+                                          clang::BO_Add, c->getType(), clang::VK_PRValue,
+                                          clang::OK_Ordinary, loc, clang::FPOptionsOverride());
+      return new (ctx) clang::ParenExpr(loc, c->getEndLoc(), sum);
+    }
+  // p[j]: B[p_at + j]
+  if (auto *sub = dyn_cast<ArraySubscriptExpr>(s))
+    if (const auto *sum = dyn_cast<BinaryOperator>(sub->getBase()->IgnoreParens());
+        sum && sum->getOpcode() == clang::BO_Add && sum->getRHS()->getType()->isIntegerType())
+      if (const clang::VarDecl *off = refDecl(sum->getRHS()))
+        for (auto &[p, a] : aliases)
+          if (a.offset == off) {
+            CExpr *idx = add(const_cast<CExpr *>(sum->getRHS()), sub->getIdx(), clang::BO_Add);
+            return new (ctx) ArraySubscriptExpr(rootPointer(a.root, sub->getExprLoc()), idx,
+                                                sub->getType(), sub->getValueKind(),
+                                                sub->getObjectKind(), sub->getRBracketLoc());
+          }
+  // p = e: p_at = offset of e
+  if (auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == clang::BO_Assign)
+    if (const clang::VarDecl *p = aliasRef(b->getLHS())) {
+      const Alias &a = aliases.at(p);
+      return BinaryOperator::Create(ctx, ref(a.offset, b->getLHS()->getExprLoc()),
+                                    offsetOf(b->getRHS()), clang::BO_Assign,
+                                    a.offset->getType(), clang::VK_PRValue, clang::OK_Ordinary,
+                                    b->getOperatorLoc(), clang::FPOptionsOverride());
+    }
+  // p += k, p -= k: p_at += k
+  if (auto *b = dyn_cast<clang::CompoundAssignOperator>(s);
+      b && (b->getOpcode() == clang::BO_AddAssign || b->getOpcode() == clang::BO_SubAssign))
+    if (const clang::VarDecl *p = aliasRef(b->getLHS())) {
+      QualType diff = ctx.getPointerDiffType();
+      return clang::CompoundAssignOperator::Create(
+          ctx, ref(aliases.at(p).offset, b->getLHS()->getExprLoc()), asOffsetType(b->getRHS()),
+          b->getOpcode(), diff, clang::VK_PRValue, clang::OK_Ordinary, b->getOperatorLoc(),
+          clang::FPOptionsOverride(), diff, diff);
+    }
+  // p++ and friends: p_at++
+  if (auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
+    if (const clang::VarDecl *p = aliasRef(u->getSubExpr()))
+      return UnaryOperator::Create(ctx, ref(aliases.at(p).offset, u->getExprLoc()),
+                                   u->getOpcode(), ctx.getPointerDiffType(), clang::VK_PRValue,
+                                   clang::OK_Ordinary, u->getOperatorLoc(), false,
+                                   clang::FPOptionsOverride());
+  // the declaration: ptrdiff_t p_at = offset of its initial value
+  if (auto *d = dyn_cast<clang::DeclStmt>(s)) {
+    bool any = false;
+    std::vector<clang::Decl *> decls;
+    for (clang::Decl *x : d->decls()) {
+      auto *v = dyn_cast<clang::VarDecl>(x);
+      auto it = v ? aliases.find(v) : aliases.end();
+      if (it == aliases.end()) {
+        decls.push_back(x);
+        continue;
+      }
+      any = true;
+      clang::VarDecl *off = it->second.offset;
+      if (v->getInit())
+        off->setInit(offsetOf(v->getInit()));
+      decls.push_back(off);
+    }
+    if (any)
+      return new (ctx) clang::DeclStmt(
+          clang::DeclGroupRef::Create(ctx, decls.data(), (unsigned)decls.size()),
+          d->getBeginLoc(), d->getEndLoc());
+  }
+  return s;
+}
+
+void AliasRewrite::apply(const FunctionDecl *f, Stmt *body) {
+  fd = f;
+  collect(body);
+  resolve();
+  if (aliases.empty())
+    return;
+  walk(body);
+  ctx.getParentMapContext().clear();
+}
+
+AliasRewrite::~AliasRewrite() {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it)
+    *it->first = it->second;
   if (!undo.empty())
     ctx.getParentMapContext().clear();
 }

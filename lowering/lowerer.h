@@ -196,7 +196,9 @@ struct LoopHeader {
   const CExpr *lo = nullptr; // null: the counter's value before the loop
   const CExpr *hi = nullptr;
   clang::BinaryOperatorKind cmp = clang::BO_LT; // counter CMP hi
-  long long step = 1;                           // nonzero
+  long long step = 1;                           // nonzero; ±1 with stepExpr
+  const CExpr *stepExpr = nullptr; // `i += s`: a step known at run time,
+                                   // loop-invariant; step holds its sign
   long long offset = 0; // the condition tests scale*counter + offset CMP hi
   long long scale = 1;  // a positive constant
 };
@@ -220,6 +222,9 @@ struct Site {
   // write is the argument): it writes y[e .. e + width)
   const CallExpr *call = nullptr;
   long long width = 0; // the callee's fixed output length
+  // a callee's output or in-out array passed whole (`g(y)`): the loop
+  // carries y whole and the call gives its new value (Update)
+  bool wholeCall = false;
 };
 
 // The IR of a loop's bounds, in the environment before the loop.
@@ -232,7 +237,8 @@ struct Bounds {
                             // the offset), in the comparison's type
   Expr *imin = nullptr;     // |step| == 1: the smallest counter value (when
                             // trip > 0), as an expression
-  long long step = 1;
+  long long step = 1;       // the constant step, or the sign of stepExpr
+  Expr *stepExpr = nullptr; // a run-time step (var or const, positive)
 };
 
 enum class TargetKind { None, Sum, Fold, Build, FlatBuild, Scatter };
@@ -343,6 +349,52 @@ private:
   clang::ASTContext &ctx;
   std::vector<std::pair<Stmt **, Stmt *>> undo;
 };
+
+// Rewrites, while a function is lowered, each local pointer that only
+// ever points into one array B (`double *row = &B[k]`, reassigned `row =
+// B + j`, stepped `row++`) as an integer offset into B: a variable
+// `row_at` of type ptrdiff_t, `row[j]` as `B[row_at + j]` and `row` as
+// `B + row_at` (lower_views.cpp). Reads and writes through the pointer
+// are then reads and writes of B, with C's aliasing. A root B is an array
+// parameter, a local array or an allocated pointer (`isRoot`).
+class AliasRewrite {
+public:
+  explicit AliasRewrite(clang::ASTContext &ctx) : ctx(ctx) {}
+  AliasRewrite(const AliasRewrite &) = delete;
+  AliasRewrite &operator=(const AliasRewrite &) = delete;
+  ~AliasRewrite();
+  void apply(const FunctionDecl *fd, Stmt *body);
+
+private:
+  struct Alias {
+    const clang::VarDecl *root = nullptr; // the array it points into
+    clang::VarDecl *offset = nullptr;     // its offset from root's start
+  };
+  bool isRoot(const clang::VarDecl *v) const;
+  const clang::VarDecl *baseOf(const CExpr *e) const;
+  void collect(const Stmt *s);
+  void resolve();
+  CExpr *offsetOf(const CExpr *e);
+  CExpr *ref(const clang::VarDecl *v, SourceLocation loc);
+  CExpr *rvalue(const clang::VarDecl *v, SourceLocation loc);
+  CExpr *asOffsetType(CExpr *e);
+  CExpr *add(CExpr *a, CExpr *b, clang::BinaryOperatorKind op);
+  CExpr *rootPointer(const clang::VarDecl *root, SourceLocation loc);
+  const clang::VarDecl *aliasRef(const CExpr *e) const;
+  void walk(Stmt *&s);
+  Stmt *rewrite(Stmt *s);
+  void replace(Stmt *&slot, Stmt *with);
+
+  clang::ASTContext &ctx;
+  const FunctionDecl *fd = nullptr;
+  std::map<const clang::VarDecl *, std::vector<const CExpr *>> defs; // values assigned
+  std::set<const clang::VarDecl *> refused; // pointers that are not aliases
+  std::map<const clang::VarDecl *, Alias> aliases;
+  std::vector<std::pair<Stmt **, Stmt *>> undo;
+};
+
+// Is v a local pointer initialised by malloc, calloc or realloc (scratch)?
+bool isAllocatedPointer(const clang::VarDecl *v);
 
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
@@ -630,6 +682,7 @@ public:
                         const LoopHeader &h, SourceLocation at,
                         const std::string &what);
   bool invariantIn(const CExpr *e, const LoopScan &scan, const LoopHeader &h);
+  bool headerInvariantIn(const LoopHeader &inner, const LoopScan &scan, const LoopHeader &h);
   Expr *lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry);
   Expr *buildTarget(LoopCtx &lc, const VarDecl *d, Site::Kind kind,
                     const Env &entry, const std::vector<Place> &accs,
@@ -698,7 +751,7 @@ public:
   Expr *kInt(Type *t, long long v, SourceLocation loc);
   Expr *toKind(Expr *x, Type *t, SourceLocation loc);
   Expr *counterAt(const Bounds &b, Expr *k, SourceLocation loc);
-  Expr *floatTrip(Expr *from, Expr *to, long long c, bool strict,
+  Expr *floatTrip(Expr *from, Expr *to, Expr *c, bool strict,
                   SourceLocation loc);
   Expr *iAdd(Expr *a, Expr *b, SourceLocation loc);
   Expr *iSub(Expr *a, Expr *b, SourceLocation loc);
@@ -714,6 +767,7 @@ public:
   const FunctionDecl *fd;
   clang::ASTContext &ctx;
   DerefRewrite derefs{ctx}; // `*p` as `p[0]` while this function is lowered
+  AliasRewrite aliases{ctx}; // pointers into one array as offsets (undone first)
   Arena *arena;
   SourceLocs &locs;
   Env paramEnv;

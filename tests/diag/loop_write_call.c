@@ -4,7 +4,7 @@ void fill(double *y, double v) { y[0] = v; }
 __attribute__((differentiable))
 void f(double *y, double x, int n) {
   for (int i = 0; i < n; i++)
-    fill(y, x); // expect-error: cannot differentiate 'f': loop writes array 'y' through a call to 'fill'; not supported yet
+    fill(y, x); // expect-error: cannot differentiate 'f': loop passes output 'y' to 'fill' before it is written whole
 }
 
 // A block per iteration through a view needs the callee's output length as
