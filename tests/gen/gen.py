@@ -358,6 +358,11 @@ class Gen:
         # under conditions and in while/do loops, in-out parameters, calls
         # that fill a local array
         self.ru = random.Random(seed * 32452843 + 7)
+        # and so do those about pointers walked and written through, loop
+        # steps known at run time, and loops that call array-updating
+        # callees (walks)
+        self.rw = random.Random(seed * 49979687 + 13)
+        self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
 
@@ -802,6 +807,120 @@ class Gen:
                              fixed=True)],
                      fixed=True))
         if form != "vla":
+            out.append(S(self, "raw", "free(%s);" % m, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
+
+    def walks(self, c):
+        """Pointers and loops as C walks memory: a loop whose step is known
+        at run time; an index carried from one iteration to the next and
+        read by a sum; a pointer stepped or reassigned through an input;
+        pointers into a malloc'd buffer written through; a callee that
+        updates (gen_relax) or fills (gen_fill) a whole array, called in a
+        loop. Every draw comes from self.rw, as scratch() does with rm."""
+        saved = self.r, self.rc, self.rv
+        self.r = self.rw
+        self.rc = random.Random(self.rw.random())
+        self.rv = random.Random(self.rw.random())
+        try:
+            return self.walk_block(c)
+        finally:
+            self.r, self.rc, self.rv = saved
+
+    def walk_block(self, c):
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        k = fn.nvar
+        i, j, p, m = "wi%d" % k, "wj%d" % k, "wp%d" % k, "wm%d" % k
+        a = r.choice(fn.arrays)
+        ity = fn.ity
+        v = self.newvar(fn)
+        out = [S(self, "raw", "@T %s = #0.0;" % v, fixed=True)]
+        form = r.choice(["rstep", "carried", "stepped", "reassigned", "halves", "relax", "fill"])
+        hdr = "for (" + ity + " %s = 0; %s < n; %s++)"
+        if form == "rstep":
+            st = "ws%d" % k
+            out.append(S(self, "raw", "%s %s = (%s)(1 + n / 3);" % (ity, st, ity), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i)], ints=c.ints + [i])
+            out.append(S(self, "for", "for (%s %s = 0; %s < n; %s += %s)" % (ity, i, i, i, st),
+                         body=[S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)], fixed=True)],
+                         fixed=True))
+        elif form == "carried":
+            # the sum reads the index the previous iteration left
+            out.append(S(self, "raw", "%s %s = 0;" % (ity, j), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (a, j), "%s[%s]" % (a, i)],
+                       ints=c.ints + [i])
+            out.append(S(self, "for", hdr % (i, i, i),
+                         body=[S(self, "raw", "%s += %s[%s] * {0};" % (v, a, j), [self.expr(lc, 2)],
+                                 fixed=True),
+                               S(self, "raw", "%s = %s;" % (j, i), fixed=True)],
+                         fixed=True))
+        elif form in ("stepped", "reassigned"):
+            # p trails the counter by one element
+            out.append(S(self, "raw", "const @T *%s = %s;" % (p, a), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[0]" % p, "%s[%s]" % (a, i)], ints=c.ints + [i])
+            step = (r.choice(["%s++;", "%s += 1;", "%s = %s + 1;"]).replace("%s", p)
+                    if form == "stepped" else "%s = &%s[%s];" % (p, a, i))
+            out.append(S(self, "for", "for (" + ity + " %s = 1; %s < n; %s++)" % (i, i, i),
+                         body=[S(self, "raw", "%s += %s[0] * {0};" % (v, p), [self.expr(lc, 2)],
+                                 fixed=True),
+                               S(self, "raw", step, fixed=True)],
+                         fixed=True))
+        elif form == "halves":
+            # two pointers name the halves of one buffer, written through
+            self.scratch_used = True
+            lo, hi = "wl%d" % k, "wh%d" % k
+            out.append(S(self, "raw", "@T *%s = malloc(2 * n * sizeof(@T));" % m, fixed=True))
+            out.append(S(self, "raw", "@T *%s = &%s[0];" % (lo, m), fixed=True))
+            out.append(S(self, "raw", "@T *%s = %s + n;" % (hi, m), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (x, i) for x in fn.arrays], ints=c.ints + [i])
+            out.append(S(self, "for", hdr % (i, i, i),
+                         body=[S(self, "raw", "%s[%s] = {0};" % (lo, i), [self.expr(lc, 2)], fixed=True),
+                               S(self, "raw", "%s[%s] = #0.5 * %s[%s] + {0};" % (hi, i, lo, i),
+                                 [self.expr(lc, 1)], fixed=True)],
+                         fixed=True))
+            rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j), "%s[n - 1 - %s]" % (hi, j)],
+                       ints=c.ints + [j])
+            out.append(S(self, "for", hdr % (j, j, j),
+                         body=[S(self, "raw", "%s += %s[%s] * {0};" % (v, lo, j), [self.expr(rd, 1)],
+                                 fixed=True)],
+                         fixed=True))
+            out.append(S(self, "raw", "free(%s);" % m, fixed=True))
+        else:
+            # a whole scratch array updated (gen_relax) or filled (gen_fill)
+            # by a callee at every step of a loop
+            self.scratch_used = True
+            self.walk_used = True
+            suffix = "f" if fn.T == "float" else ""
+            t = "wt%d" % k
+            out.append(S(self, "raw", "@T *%s = malloc(n * sizeof(@T));" % m, fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[%s]" % (x, i) for x in fn.arrays], ints=c.ints + [i])
+            out.append(S(self, "for", hdr % (i, i, i),
+                         body=[S(self, "raw", "%s[%s] = #0.5 * tanh({0});" % (m, i), [self.expr(lc, 2)],
+                                 fixed=True)],
+                         fixed=True))
+            steps = r.randint(1, 3)
+            if form == "relax":
+                call = "gen_relax%s((int)n, %s, %s);" % (suffix, m, a)
+                body = [S(self, "raw", call, fixed=True)]
+                if r.random() < 0.5:
+                    body.append(S(self, "raw", "%s[0] += #0.25;" % m, fixed=True))
+            else:
+                call = "gen_fill%s((int)n, %s, #0.5 + #0.25 * %s, %s);" % (suffix, a, t, m)
+                body = [S(self, "raw", call, fixed=True)]
+                rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j)], ints=c.ints + [j])
+                body.append(S(self, "for", hdr % (j, j, j),
+                              body=[S(self, "raw", "%s += {0};" % v, [self.expr(rd, 1)], fixed=True)],
+                              fixed=True))
+            out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (t, t, steps, t),
+                         body=body, fixed=True))
+            rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j)], ints=c.ints + [j])
+            out.append(S(self, "for", hdr % (j, j, j),
+                         body=[S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, m, j), [self.expr(rd, 1)],
+                                 fixed=True)],
+                         fixed=True))
             out.append(S(self, "raw", "free(%s);" % m, fixed=True))
         c.vars.append(v)
         fn.mutable.append(v)
@@ -1603,6 +1722,8 @@ class Gen:
             body.extend(self.updates(c))
         if fn.arrays and self.rm.random() < 0.3:
             body.extend(self.scratch(c))
+        if fn.arrays and self.rw.random() < 0.3:
+            body.extend(self.walks(c))
         if fn.out:
             body.extend(self.output_stmts(c))
         if fn.souts:
@@ -2026,6 +2147,8 @@ def render(g, st=None):
     parts.append(GEN_TABLES)
     if g.blk_used:
         parts.append(BLOCK_HELPERS)
+    if g.walk_used:
+        parts.append(WALK_HELPERS)
     if g.stypes:
         parts.append("\n".join(t.definition() for t in g.stypes))
     live = [f for f in g.funcs if f.id not in st.drop]
@@ -2068,6 +2191,32 @@ void gen_blkf(const float *a, float *o) {
     o[1] = sinf(a[0]) - 0.25f * a[0];
 }"""
 
+# Callees that update a whole array in place or fill it, called at every
+# step of a loop (the loop carries the array whole: DESIGN 8.16).
+WALK_HELPERS = """CHAD_DIFFERENTIABLE
+void gen_relax(int n, double *u, const double *k) {
+    for (int i = 0; i < n; i++)
+        u[i] = u[i] + 0.25 * k[i] * sin(u[i]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_relaxf(int n, float *u, const float *k) {
+    for (int i = 0; i < n; i++)
+        u[i] = u[i] + 0.25f * k[i] * sinf(u[i]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_fill(int n, const double *x, double s, double *out) {
+    for (int i = 0; i < n; i++)
+        out[i] = s * x[i] * x[i];
+}
+
+CHAD_DIFFERENTIABLE
+void gen_fillf(int n, const float *x, float s, float *out) {
+    for (int i = 0; i < n; i++)
+        out[i] = s * x[i] * x[i];
+}"""
+
 GEN_TABLES = ("const double gen_tab[8] = {0.5, -1.25, 2.0, 0.125, -0.75, 1.5, 0.25, -2.0};\n"
               "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};")
 
@@ -2078,7 +2227,7 @@ def render_plain(g, st):
     that leave variables unused."""
     parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
              GEN_TABLES, CUSTOM_DECLS] + ["\n".join(t.definition() for t in g.stypes)] * bool(g.stypes) \
-        + [BLOCK_HELPERS] * g.blk_used
+        + [BLOCK_HELPERS] * g.blk_used + [WALK_HELPERS] * g.walk_used
     if g.scratch_used:
         parts.insert(1, MEMORY_INCLUDES)
     for fn in g.funcs:
