@@ -1208,6 +1208,12 @@ std::vector<Expr *> Lowerer::lowerCallArgs(const CallExpr *c,
       args.push_back(viewArgument(a, t, p, name, env, base));
       continue;
     }
+    std::vector<Binding> pre;
+    std::vector<std::pair<const VarDecl *, unsigned>> reads;
+    if (Expr *chosen = choiceArgument(c, i - 1, a, env, pre, reads)) {
+      args.push_back(wrapInLets(pre, chosen));
+      continue;
+    }
     if (!d)
       lowerExpr(a, env); // says what is wrong with the argument
     if (!d)
@@ -1242,6 +1248,8 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
   // outputs at a view of an array a loop builds block by block: the block
   // offset c and the callee's output length (lower_strided.cpp)
   std::map<const VarDecl *, std::pair<long long, long long>> blocks;
+  std::vector<Slice> slices;  // outputs and in-out arguments at views
+  std::vector<std::pair<const VarDecl *, unsigned>> readOnly; // input arrays, parameter
   unsigned i = 0;
   for (const CExpr *a : c->arguments()) {
     const clang::ParmVarDecl *p = callee->getParamDecl(i++);
@@ -1249,6 +1257,12 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     Type *t = nullptr;
     std::string problem;
     classifyParam(p, cls, t, problem);
+    bool slice = viewBase(a) && !arrayDecl(a) &&
+                 (!wholeArrayArg(a) || writtenViewElsewhere(c, i - 1));
+    if (cls == PARAM_INOUT_ARRAY && slice) {
+      sliceArgument(c, i - 1, a, true, env, out, args, outs, slices);
+      continue;
+    }
     if (cls == PARAM_INOUT_ARRAY) { // the array's value in, its new value out
       const VarDecl *d = wholeArrayArg(a);
       if (!d)
@@ -1279,7 +1293,12 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       args.push_back(lowerExpr(a, env));
       continue;
     }
-    const VarDecl *d = wholeArrayArg(a); // `a`, `&a[0]`: a itself
+    if (cls == PARAM_IN_ARRAY)
+      if (Expr *chosen = choiceArgument(c, i - 1, a, env, out, readOnly)) {
+        args.push_back(chosen);
+        continue;
+      }
+    const VarDecl *d = slice ? nullptr : wholeArrayArg(a); // `a`, `&a[0]`: a itself
     long long blockAt, width;
     if (!d && cls == PARAM_OUT_ARRAY && stridedCallOutput(a, d, blockAt, width)) {
       requireElemType(a, d, t, p, name);
@@ -1295,12 +1314,14 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       continue;
     }
     if (!d && viewBase(a)) {
-      if (cls == PARAM_OUT_ARRAY)
-        fail(a->getExprLoc(), "a pointer into an array ('" + text(a) + "') passed as "
-                                  "output array of '" + name + "'; not supported yet");
+      if (cls == PARAM_OUT_ARRAY) {
+        sliceArgument(c, i - 1, a, false, env, out, args, outs, slices);
+        continue;
+      }
       const VarDecl *base = nullptr;
       args.push_back(viewArgument(a, t, p, name, env, base));
       passed.push_back({base, false});
+      readOnly.push_back({base, i - 1});
       continue;
     }
     if (!d)
@@ -1334,8 +1355,10 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       outs.push_back(d);
     } else {
       args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
+      readOnly.push_back({d, i - 1});
     }
   }
+  checkSlices(c, slices, readOnly, passed);
   noteCallee(callee, loc);
   Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
   call->type = ret;
@@ -1345,6 +1368,12 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     const VarDecl *d = outs[j];
     Var *fresh = newPlaceVar({d, kWhole});
     out.push_back({fresh, mkGet((int)j + 1, mkVar(r, loc), loc), loc});
+    auto slice = std::find_if(slices.begin(), slices.end(),
+                              [&](const Slice &x) { return x.out == j; });
+    if (slice != slices.end()) { // the callee's new slice, stored back in place
+      storeSlice(d, slice->off, fresh, env, out, loc);
+      continue;
+    }
     if (blocks.count(d)) { // its elements are block elements of the loop's
       auto [c, width] = blocks.at(d);
       for (long long q = 0; q < width; q++) {
@@ -1370,24 +1399,7 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       // a loop carries d whole, updated in place (DESIGN 8.16): the
       // callee's prefix is stored into it element by element, so that the
       // reverse sweep restores what it overwrote from the undo log
-      ArrayVal now{fresh, nullptr};
-      Var *k = var_new(arena, "k", ty_int());
-      Type *arrType = old.value->type;
-      Type *st = ty_tuple(arena, 1, &arrType);
-      Var *state = var_new(arena, "st", st);
-      Var *cur = newPlaceVar({d, kWhole});
-      Var *next = newPlaceVar({d, kWhole});
-      Expr *upd = at(ex_update(arena, mkVar(cur, loc), mkVar(k, loc),
-                               oldElement(now, mkVar(k, loc), false, loc)),
-                     loc);
-      Expr *body = mkLet(cur, mkGet(0, mkVar(state, loc), loc),
-                         mkLet(next, upd, mkTuple({mkVar(next, loc)}, loc), loc), loc);
-      Expr *fold = at(ex_fold(arena, lenOf(now), mkTuple({mkVar(old.value, loc)}, loc), k,
-                              state, body),
-                      loc);
-      Var *stored = newPlaceVar({d, kWhole});
-      out.push_back({stored, mkGet(0, fold, loc), loc});
-      env.arrays[d] = ArrayVal{stored, lenCopy(old)};
+      storeSlice(d, nullptr, fresh, env, out, loc);
       continue;
     }
     // The callee's prefix over the caller's: max of the two lengths.

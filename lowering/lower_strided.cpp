@@ -256,15 +256,14 @@ void Lowerer::scanCallOutputs(const CallExpr *call,
     }
     std::vector<const CExpr *> parts;
     const VarDecl *base = viewOffset(a, parts);
-    if (!base || base != d || cls != PARAM_OUT_ARRAY || !env.arrays.count(d))
+    if (!base || base != d || !env.arrays.count(d))
       fail(a->getExprLoc(), refused);
-    long long width = fixedOutputLength(callee, i);
-    if (width <= 0)
-      fail(a->getExprLoc(),
-           refused + " ('" + name + "' must write its output '" +
-               callee->getParamDecl(i)->getNameAsString() +
-               "' at constant indices only, so that the block it writes has a "
-               "known length)");
+    long long width = cls == PARAM_OUT_ARRAY ? fixedOutputLength(callee, i) : -1;
+    if (width <= 0) { // a slice of the array, carried whole (lower_extents.cpp)
+      site.wholeCall = true;
+      sc.sites[d].push_back(site);
+      continue;
+    }
     site.width = width;
     sc.sites[d].push_back(site);
   }
@@ -308,15 +307,12 @@ bool Lowerer::classifyStrided(LoopCtx &lc, const VarDecl *d,
   // a plain y[i] = e at the counter is a Slot, built without the tuple
   if (ok && !call && stride == 1)
     return false;
-  if (!ok && call)
-    fail(call->write->getExprLoc(),
-         "loop writes array '" + d->getNameAsString() + "' through a call to '" +
-             call->call->getDirectCallee()->getNameAsString() + "' at '" +
-             text(call->write) +
-             "'; supported only as a block per iteration (the loop counts "
-             "from 0 by 1, every write of the array in it is at the top of "
-             "its body at m*i + c and together they fill each block, and "
-             "nothing in the loop reads the array); not supported yet");
+  if (!ok && call) { // not blocks: the loop carries the array whole, and
+                     // each call writes a slice of it (lower_extents.cpp)
+    for (Site &s : sites)
+      s.wholeCall = s.wholeCall || s.call;
+    return false;
+  }
   if (ok)
     lc.strides[d] = stride;
   return ok;

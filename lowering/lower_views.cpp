@@ -235,6 +235,28 @@ void AliasRewrite::collect(const Stmt *s) {
   if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf)
     if (const clang::VarDecl *v = refDecl(u->getSubExpr()))
       refused.insert(v);
+  // writes through a pointer: an element assigned, or the pointer passed
+  // to a parameter that is not a pointer to const
+  const CExpr *target = nullptr;
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+    target = b->getLHS();
+  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
+    target = u->getSubExpr();
+  if (const auto *a = target ? dyn_cast<ArraySubscriptExpr>(target->IgnoreParens()) : nullptr)
+    if (const clang::VarDecl *v = baseOf(a->getBase()))
+      written.insert(v);
+  if (const auto *c = dyn_cast<CallExpr>(s)) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    for (unsigned i = 0; i < c->getNumArgs(); i++) {
+      const CExpr *a = c->getArg(i);
+      const clang::VarDecl *v = a->getType()->isPointerType() ? baseOf(a) : nullptr;
+      bool readOnly = callee && i < callee->getNumParams() &&
+                      callee->getParamDecl(i)->getType()->isPointerType() &&
+                      callee->getParamDecl(i)->getType()->getPointeeType().isConstQualified();
+      if (v && !readOnly)
+        written.insert(v);
+    }
+  }
   for (const Stmt *c : s->children())
     collect(c);
 }
@@ -270,6 +292,8 @@ void AliasRewrite::resolve() {
     return rootOf[v];
   };
   QualType diff = ctx.getPointerDiffType();
+  for (auto &[v, values] : defs)
+    root(v);
   for (auto &[v, values] : defs) {
     const clang::VarDecl *r = root(v);
     if (!r)
@@ -279,8 +303,90 @@ void AliasRewrite::resolve() {
         ctx, const_cast<FunctionDecl *>(fd), v->getBeginLoc(), v->getLocation(),
         &ctx.Idents.get(name), diff, ctx.getTrivialTypeSourceInfo(diff, v->getLocation()),
         clang::SC_None);
-    aliases[v] = Alias{r, off};
+    aliases[v] = Alias{r, off, {}, nullptr};
   }
+  resolveChoices(rootOf);
+}
+
+// Pointers only read through whose values are views of several roots (each
+// directly, or through a pointer of one root): an index saying which root,
+// and the offset into it.
+void AliasRewrite::resolveChoices(
+    const std::map<const clang::VarDecl *, const clang::VarDecl *> &rootOf) {
+  QualType diff = ctx.getPointerDiffType();
+  for (auto &[v, values] : defs) {
+    if (aliases.count(v) || refused.count(v) || written.count(v) || values.empty())
+      continue;
+    std::vector<const clang::VarDecl *> roots;
+    bool ok = true;
+    for (const CExpr *e : values) {
+      const clang::VarDecl *b = baseOf(e);
+      if (b == v)
+        continue;
+      const clang::VarDecl *r = !b ? nullptr : isRoot(b) ? b : aliases.count(b) && aliases.at(b).roots.empty() ? aliases.at(b).root : nullptr;
+      ok = ok && r;
+      if (r && std::find(roots.begin(), roots.end(), r) == roots.end())
+        roots.push_back(r);
+    }
+    if (!ok || roots.size() < 2)
+      continue;
+    auto make = [&](const std::string &name, QualType t) {
+      return clang::VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd), v->getBeginLoc(),
+                                    v->getLocation(), &ctx.Idents.get(name), t,
+                                    ctx.getTrivialTypeSourceInfo(t, v->getLocation()),
+                                    clang::SC_None);
+    };
+    Alias a;
+    a.root = roots[0];
+    a.offset = make(v->getNameAsString() + "_at", diff);
+    a.roots = roots;
+    a.which = make(v->getNameAsString() + "_in", ctx.IntTy);
+    aliases[v] = a;
+  }
+  (void)rootOf;
+}
+
+// The index among a's roots of the root a pointer value e points into; -1
+// when e is a's own pointer moved (`p = p + 1`: the root it had).
+long long AliasRewrite::rootIndex(const Alias &a, const CExpr *e) {
+  const CExpr *x = e->IgnoreParenImpCasts();
+  while (true) {
+    if (choices.count(x))
+      return -1;
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == clang::UO_AddrOf) {
+      x = cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens())->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAdditiveOp()) {
+      x = (b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS())->IgnoreParenImpCasts();
+      continue;
+    }
+    break;
+  }
+  const clang::VarDecl *v = refDecl(x);
+  for (size_t k = 0; k < a.roots.size(); k++)
+    if (v == a.roots[k])
+      return (long long)k;
+  return -1;
+}
+
+CExpr *AliasRewrite::intLiteral(long long v, QualType t, SourceLocation loc) {
+  return clang::IntegerLiteral::Create(ctx, llvm::APInt(ctx.getTypeSize(t), (uint64_t)v, true), t,
+                                       loc);
+}
+
+// `which == n-1 ? of(root n-1) : ... which == 1 ? of(root 1) : of(root 0)`.
+CExpr *AliasRewrite::choose(const Alias &a, SourceLocation loc,
+                            const std::function<CExpr *(const clang::VarDecl *)> &of, QualType t) {
+  CExpr *e = of(a.roots[0]);
+  for (size_t k = 1; k < a.roots.size(); k++) {
+    CExpr *test = BinaryOperator::Create(ctx, rvalue(a.which, loc), intLiteral((long long)k, ctx.IntTy, loc),
+                                         clang::BO_EQ, ctx.IntTy, clang::VK_PRValue,
+                                         clang::OK_Ordinary, loc, clang::FPOptionsOverride());
+    e = new (ctx) clang::ConditionalOperator(test, loc, of(a.roots[k]), loc, e, t,
+                                             clang::VK_PRValue, clang::OK_Ordinary);
+  }
+  return e;
 }
 
 CExpr *AliasRewrite::ref(const clang::VarDecl *v, SourceLocation loc) {
@@ -332,6 +438,8 @@ const clang::VarDecl *AliasRewrite::aliasRef(const CExpr *e) const {
 CExpr *AliasRewrite::offsetOf(const CExpr *e) {
   SourceLocation loc = e->getExprLoc();
   e = e->IgnoreParenImpCasts();
+  if (auto it = choices.find(e); it != choices.end())
+    return rvalue(aliases.at(it->second).offset, loc);
   if (const clang::VarDecl *v = refDecl(e)) {
     if (aliases.count(v))
       return rvalue(aliases.at(v).offset, loc);
@@ -371,11 +479,35 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
     if (const clang::VarDecl *p = aliasRef(c->getSubExpr())) {
       SourceLocation loc = c->getExprLoc();
       const Alias &a = aliases.at(p);
+      if (!a.roots.empty()) { // (p_in == 1 ? R1 + p_at : R0 + p_at)
+        QualType t = c->getType();
+        CExpr *e = choose(a, loc, [&](const clang::VarDecl *r) -> CExpr * {
+          return BinaryOperator::Create(ctx, rootPointer(r, loc), rvalue(a.offset, loc),
+                                        clang::BO_Add, t, clang::VK_PRValue, clang::OK_Ordinary,
+                                        loc, clang::FPOptionsOverride());
+        }, t);
+        choices[e] = p;
+        return new (ctx) clang::ParenExpr(loc, c->getEndLoc(), e);
+      }
       CExpr *sum = BinaryOperator::Create(ctx, rootPointer(a.root, loc), rvalue(a.offset, loc),
                                           clang::BO_Add, c->getType(), clang::VK_PRValue,
                                           clang::OK_Ordinary, loc, clang::FPOptionsOverride());
       return new (ctx) clang::ParenExpr(loc, c->getEndLoc(), sum);
     }
+  // p[j] of a pointer into one of several arrays: (p_in == 1 ? R1[p_at + j] : R0[p_at + j])
+  if (auto *sub = dyn_cast<ArraySubscriptExpr>(s)) {
+    auto it = choices.find(sub->getBase()->IgnoreParens());
+    if (it != choices.end()) {
+      const Alias &a = aliases.at(it->second);
+      SourceLocation loc = sub->getExprLoc();
+      return choose(a, loc, [&](const clang::VarDecl *r) -> CExpr * {
+        CExpr *idx = add(rvalue(a.offset, loc), sub->getIdx(), clang::BO_Add);
+        return new (ctx) ArraySubscriptExpr(rootPointer(r, loc), idx, sub->getType(),
+                                            sub->getValueKind(), sub->getObjectKind(),
+                                            sub->getRBracketLoc());
+      }, sub->getType());
+    }
+  }
   // p[j]: B[p_at + j]
   if (auto *sub = dyn_cast<ArraySubscriptExpr>(s))
     if (const auto *sum = dyn_cast<BinaryOperator>(sub->getBase()->IgnoreParens());
@@ -392,10 +524,22 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
   if (auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == clang::BO_Assign)
     if (const clang::VarDecl *p = aliasRef(b->getLHS())) {
       const Alias &a = aliases.at(p);
-      return BinaryOperator::Create(ctx, ref(a.offset, b->getLHS()->getExprLoc()),
-                                    offsetOf(b->getRHS()), clang::BO_Assign,
-                                    a.offset->getType(), clang::VK_PRValue, clang::OK_Ordinary,
-                                    b->getOperatorLoc(), clang::FPOptionsOverride());
+      CExpr *set = BinaryOperator::Create(ctx, ref(a.offset, b->getLHS()->getExprLoc()),
+                                          offsetOf(b->getRHS()), clang::BO_Assign,
+                                          a.offset->getType(), clang::VK_PRValue,
+                                          clang::OK_Ordinary, b->getOperatorLoc(),
+                                          clang::FPOptionsOverride());
+      long long k = rootIndex(a, b->getRHS());
+      if (k < 0)
+        return set;
+      // (p_in = k, p_at = offset)
+      SourceLocation loc = b->getOperatorLoc();
+      CExpr *pick = BinaryOperator::Create(ctx, ref(a.which, loc), intLiteral(k, ctx.IntTy, loc),
+                                           clang::BO_Assign, ctx.IntTy, clang::VK_PRValue,
+                                           clang::OK_Ordinary, loc, clang::FPOptionsOverride());
+      return BinaryOperator::Create(ctx, pick, set, clang::BO_Comma, set->getType(),
+                                    clang::VK_PRValue, clang::OK_Ordinary, loc,
+                                    clang::FPOptionsOverride());
     }
   // p += k, p -= k: p_at += k
   if (auto *b = dyn_cast<clang::CompoundAssignOperator>(s);
@@ -429,6 +573,11 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
       clang::VarDecl *off = it->second.offset;
       if (v->getInit())
         off->setInit(offsetOf(v->getInit()));
+      if (clang::VarDecl *which = it->second.which) {
+        long long k = v->getInit() ? rootIndex(it->second, v->getInit()) : 0;
+        which->setInit(intLiteral(k < 0 ? 0 : k, ctx.IntTy, v->getLocation()));
+        decls.push_back(which);
+      }
       decls.push_back(off);
     }
     if (any)

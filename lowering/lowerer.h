@@ -222,8 +222,9 @@ struct Site {
   // write is the argument): it writes y[e .. e + width)
   const CallExpr *call = nullptr;
   long long width = 0; // the callee's fixed output length
-  // a callee's output or in-out array passed whole (`g(y)`): the loop
-  // carries y whole and the call gives its new value (Update)
+  // a callee's output or in-out array passed whole (`g(y)`) or at a view
+  // that is not a block per iteration (`g(&y[k])`): the loop carries y
+  // whole and the call gives its new value or slice (Update)
   bool wholeCall = false;
 };
 
@@ -369,7 +370,16 @@ private:
   struct Alias {
     const clang::VarDecl *root = nullptr; // the array it points into
     clang::VarDecl *offset = nullptr;     // its offset from root's start
+    // a pointer only read through that points into one of several arrays
+    // (`xp = x2;` then `xp = &s[i];`): which one (index into roots)
+    std::vector<const clang::VarDecl *> roots;
+    clang::VarDecl *which = nullptr;
   };
+  void resolveChoices(const std::map<const clang::VarDecl *, const clang::VarDecl *> &rootOf);
+  CExpr *choose(const Alias &a, SourceLocation loc,
+                const std::function<CExpr *(const clang::VarDecl *)> &of, QualType t);
+  CExpr *intLiteral(long long v, QualType t, SourceLocation loc);
+  long long rootIndex(const Alias &a, const CExpr *e);
   bool isRoot(const clang::VarDecl *v) const;
   const clang::VarDecl *baseOf(const CExpr *e) const;
   void collect(const Stmt *s);
@@ -389,6 +399,8 @@ private:
   const FunctionDecl *fd = nullptr;
   std::map<const clang::VarDecl *, std::vector<const CExpr *>> defs; // values assigned
   std::set<const clang::VarDecl *> refused; // pointers that are not aliases
+  std::set<const clang::VarDecl *> written; // pointers written through
+  std::map<const Stmt *, const clang::VarDecl *> choices; // `(p_in == k ? ...)` made, of p
   std::map<const clang::VarDecl *, Alias> aliases;
   std::vector<std::pair<Stmt **, Stmt *>> undo;
 };
@@ -666,6 +678,37 @@ public:
                    long long &c);
   long long fixedOutputLength(const FunctionDecl *callee, unsigned param,
                               int depth = 0);
+  // ---- lower_extents.cpp
+  // An argument at a view that the callee writes: the slice [off, end) of
+  // base, the callee's parameter, and its place in the call's outputs.
+  struct Slice {
+    const VarDecl *base;
+    Expr *off;         // bound to a variable
+    Expr *rawOff;      // as written, and where the slice ends (null: not
+    Expr *end;         // known structurally), for telling slices apart
+    const CExpr *arg;
+    unsigned param;
+    size_t out;
+  };
+  bool extentBounds(const FunctionDecl *def, unsigned param,
+                    std::vector<std::pair<const CExpr *, long long>> &out);
+  Expr *calleeIntExpr(const CExpr *e, const CallExpr *call, const Env &env);
+  Expr *callExtent(const CallExpr *call, unsigned param, const Env &env,
+                   Expr **plain = nullptr);
+  bool readsBeforeWrites(const FunctionDecl *def, unsigned in, unsigned out);
+  bool writesParam(const Stmt *s, const clang::ParmVarDecl *p);
+  bool writtenViewElsewhere(const CallExpr *call, unsigned param);
+  Expr *choiceArgument(const CallExpr *call, unsigned param, const CExpr *a, const Env &env,
+                       std::vector<Binding> &out,
+                       std::vector<std::pair<const VarDecl *, unsigned>> &readOnly);
+  void storeSlice(const VarDecl *d, Expr *off, Var *r, Env &env, std::vector<Binding> &out,
+                  SourceLocation loc);
+  void sliceArgument(const CallExpr *call, unsigned param, const CExpr *a, bool inOut, Env &env,
+                     std::vector<Binding> &out, std::vector<Expr *> &args,
+                     std::vector<const VarDecl *> &outs, std::vector<Slice> &slices);
+  void checkSlices(const CallExpr *call, const std::vector<Slice> &slices,
+                   const std::vector<std::pair<const VarDecl *, unsigned>> &readOnly,
+                   const std::vector<std::pair<const VarDecl *, bool>> &passed);
   void scanCallOutputs(const CallExpr *call, std::vector<const ForStmt *> &path,
                        const Env &env, LoopScan &sc);
   bool classifyStrided(LoopCtx &lc, const VarDecl *d, std::vector<Site> &sites,

@@ -107,5 +107,5 @@ add_custom_target(bench_adbench DEPENDS ${ab_exe})
 # The smoke test: tiny sizes, every derivative checked, timings not judged;
 # chad must compile ADBench's gmm.c and ba.c as written (when given).
 add_test(NAME bench/adbench-quick
-  COMMAND sh -c "\"$1\" --build \"$2\" --target bench_adbench >/dev/null && \"$3\" --quick --require-chad gmm,ba"
+  COMMAND sh -c "\"$1\" --build \"$2\" --target bench_adbench >/dev/null && \"$3\" --quick --require-chad gmm,ba,lstm"
           sh ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR} ${ab_exe})

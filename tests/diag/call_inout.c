@@ -1,14 +1,35 @@
 /* A callee whose array parameter is in-out (read before it is overwritten,
-   DESIGN 1): a whole array passed to it is updated (e2e/calls_output.c);
-   a pointer into an array is not supported yet. */
+   DESIGN 1): a whole array passed to it is updated (e2e/calls_output.c), and
+   a view of one at the slice the callee's code bounds (e2e/view_calls.c).
+   A callee that indexes the parameter where its code gives no bound, or
+   two views that may overlap, are refused. */
 __attribute__((differentiable))
 void bump(double *p, double a) {
   p[0] += a;
 }
 
 __attribute__((differentiable))
-double f(double x) {
-  double t[2] = {1, 2};
-  bump(&t[1], x); // expect-error: cannot differentiate 'f': call to 'bump', whose parameter 'p' is in-out (read before it is overwritten), with '&t[1]', which is not a whole array; not supported yet
+void scatter(double *p, const int *idx, double a) {
+  p[idx[0]] += a;
+}
+
+__attribute__((differentiable))
+void swap_add(double *p, double *q) {
+  p[0] += q[0];
+  q[0] += p[0];
+}
+
+__attribute__((differentiable))
+double f(double x, const int *idx, int k) {
+  double t[4] = {1, 2, 3, 4};
+  bump(&t[1], x);
+  scatter(&t[1], idx, x); // expect-error: cannot differentiate 'f': call to 'scatter' writes its parameter 'p' at the view '&t[1]', but which of its elements 'scatter' touches is not bounded by its parameters
+  return t[0] * t[1];
+}
+
+__attribute__((differentiable))
+double g(double x, int k) {
+  double t[4] = {1, 2, 3, x};
+  swap_add(&t[0], &t[k]); // expect-error: cannot differentiate 'g': '&t[0]' and '&t[k]', passed to 'swap_add', which writes them, may overlap
   return t[0] * t[1];
 }

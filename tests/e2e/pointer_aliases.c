@@ -75,6 +75,23 @@ double stepped(int n, const double *x) {
     return s + buf[4] + buf[7] * buf[3];
 }
 
+/* A pointer only read through that moves from one array into another
+ * (ADBench's lstm_predict: `xp = x2;` then `xp = &s[i];`), read directly
+ * and passed to a callee's input. */
+CHAD_DIFFERENTIABLE
+double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
+
+CHAD_DIFFERENTIABLE
+double switching(int n, const double *a, const double *b) {
+    const double *p = b;
+    double s = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        s += p[0] * sin(a[i]) + dot2(p, a + i);
+        p = &a[i];
+    }
+    return s + p[1];
+}
+
 /* memcpy and memset through a pointer into scratch. */
 CHAD_DIFFERENTIABLE
 double cleared(int n, const double *x) {
@@ -138,6 +155,17 @@ static void cl_rev(const double *x, double *xb, double *y, const double *yb, voi
     y[0] = cleared_rev(C(c)->n, x, xb, yb[0]);
 }
 
+/* x = (a n, b 2) */
+static void sw_w(const double *x, double *y, void *c) { y[0] = switching(C(c)->n, x, x + C(c)->n); }
+static void sw_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    int n = C(c)->n;
+    y[0] = switching_fwd(n, x, dx, x + n, dx + n, &dy[0]);
+}
+static void sw_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    int n = C(c)->n;
+    y[0] = switching_rev(n, x, xb, x + n, xb + n, yb[0]);
+}
+
 int main(void) {
     char name[64];
     struct ctx c = {0, 0};
@@ -148,6 +176,11 @@ int main(void) {
         snprintf(name, sizeof name, "gates_model h=%d", n);
         p.nin = 6 * n, p.nout = 2 * n, p.f = gm_w, p.fwd = gm_fwd, p.rev = gm_rev;
         gca_check_random(&p, 3, -1, 1);
+        c.n = n + 1;
+        snprintf(name, sizeof name, "switching n=%d", c.n);
+        p.nin = c.n + 2, p.nout = 1, p.f = sw_w, p.fwd = sw_fwd, p.rev = sw_rev;
+        gca_check_random(&p, 3, -1, 1);
+        c.n = n;
         snprintf(name, sizeof name, "cleared n=%d", n);
         p.nin = n, p.nout = 1, p.f = cl_w, p.fwd = cl_fwd, p.rev = cl_rev;
         gca_check_random(&p, 3, -1, 1);
