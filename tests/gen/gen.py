@@ -838,7 +838,48 @@ class Gen:
         ity = fn.ity
         v = self.newvar(fn)
         out = [S(self, "raw", "@T %s = #0.0;" % v, fixed=True)]
-        form = r.choice(["rstep", "carried", "stepped", "reassigned", "halves", "relax", "fill"])
+        hdr = "for (" + ity + " %s = 0; %s < n; %s++)"
+        form = r.choice(["rstep", "carried", "stepped", "reassigned", "halves", "relax", "fill",
+                         "slice", "choice"])
+        if form == "choice" and len(fn.arrays) < 2:
+            form = "reassigned"
+        if form == "choice":
+            # a pointer only read through that moves from one array into
+            # another (lstm_predict's xp)
+            b = r.choice([x for x in fn.arrays if x != a])
+            out.append(S(self, "raw", "const @T *%s = %s;" % (p, b), fixed=True))
+            lc = c.sub(reads=c.reads + ["%s[0]" % p, "%s[%s]" % (a, i)], ints=c.ints + [i])
+            out.append(S(self, "for", "for (" + ity + " %s = 1; %s < n; %s++)" % (i, i, i),
+                         body=[S(self, "raw", "%s += %s[0] * {0};" % (v, p), [self.expr(lc, 2)],
+                                 fixed=True),
+                               S(self, "raw", "%s = &%s[%s - 1];" % (p, a, i), fixed=True)],
+                         fixed=True))
+            c.vars.append(v)
+            fn.mutable.append(v)
+            return out
+        if form == "slice":
+            # callees update and fill slices of scratch through views
+            self.scratch_used = True
+            self.walk_used = True
+            suffix = "f" if fn.T == "float" else ""
+            t = "wt%d" % k
+            out.append(S(self, "raw", "@T *%s = calloc(2 * n, sizeof(@T));" % m, fixed=True))
+            out.append(S(self, "raw", "gen_fill%s((int)n, %s, #0.5, &%s[n]);" % (suffix, a, m),
+                         fixed=True))
+            steps = r.randint(1, 3)
+            out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (t, t, steps, t),
+                         body=[S(self, "raw", "gen_relax%s((int)n, %s + (%s %% 2) * n, %s);"
+                                 % (suffix, m, t, a), fixed=True)],
+                         fixed=True))
+            rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j), "%s[n + %s]" % (m, j)], ints=c.ints + [j])
+            out.append(S(self, "for", hdr % (j, j, j),
+                         body=[S(self, "raw", "%s += %s[%s] * {0} + %s[n + %s];" % (v, m, j, m, j),
+                                 [self.expr(rd, 1)], fixed=True)],
+                         fixed=True))
+            out.append(S(self, "raw", "free(%s);" % m, fixed=True))
+            c.vars.append(v)
+            fn.mutable.append(v)
+            return out
         hdr = "for (" + ity + " %s = 0; %s < n; %s++)"
         if form == "rstep":
             st = "ws%d" % k
