@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 8.90171
-1 8.81975
-2 8.3737
-3 8.30577
+0 8.53698
+1 8.52337
+2 8.37621
+3 8.14345
 EOD
 $tool1 << EOD
-0 227.646
-1 221.476
-2 223.684
-3 217.327
+0 223.402
+1 223.597
+2 222.573
+3 217.838
 EOD
 $tool2 << EOD
-0 44.7207
-1 44.1122
-2 43.9114
-3 43.7046
+0 43.8014
+1 44.3654
+2 42.2332
+3 41.3793
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"
