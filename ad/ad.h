@@ -18,6 +18,8 @@
 typedef struct AdOptions {
   FILE *dump; /* when non-NULL, every stage is printed here */
   bool forward_only; /* only f$fwd: no reverse mode (plugin's forward-only) */
+  bool recompute;    /* loops never store residuals (plugin's recompute):
+                        every reverse step recomputes its step (DESIGN 8.22) */
 } AdOptions;
 
 /* Requires: f type-checks in CHECK_SOURCE mode, and every function it calls

@@ -143,9 +143,19 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     dump_func(opt, "forward derivative with linear maps", fwd);
     return fok && optimise(m, fwd, opt, err);
   }
-  Func *rev = ad_reverse(m, fr, &names, err);
+  /* f$rev is split into halves for callers unless f writes arrays */
+  bool split = !func_num_outputs(f) && !expr_contains(fr->body, E_ALLOC) &&
+               !expr_contains(fr->body, E_UPDATE);
+  bool store = !(opt && opt->recompute);
+  Func *rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, err);
+  /* the halves cannot share an undo log (each is a function of its own):
+   * when f$rev stores residuals there, the halves come from an f$rev
+   * whose loops recompute */
+  Func *for_halves = rev;
+  if (rev && split && expr_contains(rev->body, E_LOGPUSH))
+    for_halves = ad_reverse(m, fr, &names, "rev_for_halves", false, NULL, err);
   nameset_free(&names);
-  if (!rev)
+  if (!rev || !for_halves)
     return false;
 
   bool ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
@@ -162,7 +172,13 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     return true; /* the halves of a function that updates arrays (DESIGN 8.6)
                     are not built yet: its callers are refused in reverse
                     mode (ad/rev.c), f_rev itself is complete */
-  if (!ad_split(m, f, rev, err))
+  if (for_halves != rev) {
+    ok = check_stage(m, for_halves, CHECK_AD, "reverse CHAD", err) &&
+         optimise(m, for_halves, opt, err);
+    if (!ok)
+      return false;
+  }
+  if (!ad_split(m, f, for_halves, err))
     return false;
   Func *aug = module_find(m, ad_name(m, f->name, "aug"));
   Func *bwd = module_find(m, ad_name(m, f->name, "bwd"));

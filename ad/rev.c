@@ -77,6 +77,25 @@ typedef struct IfRev {
   PtrVec outer_vals[2]; /* Expr* atoms: the summed contributions */
 } IfRev;
 
+/* The reverse of a fold whose steps store their residuals (DESIGN 8.22):
+ * generated with the primal, its residuals pushed at the end of each step
+ * and taken back, newest first, at the start of the step's reverse. */
+typedef struct StoreRev {
+  Var *ct_var;     /* cotangent of a step's result, bound in the reverse step */
+  PtrVec residuals; /* Var*: pushed in this order */
+  PtrVec origins;  /* per residual: NULL, or (int *) per array leaf the
+                      leaf of the loop's state it is a version of: the
+                      reverse reads those arrays through the loop's result
+                      (the undo log gives their memory back, 8.13) */
+  Bindings rev;    /* a step's reverse sweep */
+  PtrVec outer;    /* Var*: outer scalars a step contributes to */
+  PtrVec vals;     /* Expr* atoms: the contributions, bound in rev */
+  Expr *state_ct;  /* the cotangent of the state before the step */
+  VarMap address;  /* residual arrays stored as their address, not a copy */
+  PtrVec recalls;  /* Var*: callee tapes the reverse step makes again ... */
+  PtrVec recall_calls; /* ... by this f$aug call (its arguments stored) */
+} StoreRev;
+
 typedef struct Rev {
   Module *m;
   Arena *a;
@@ -105,6 +124,18 @@ typedef struct Rev {
                        level: their updates save in the undo log, since the
                        result holds their final version past the restores */
   int marks;        /* undo-log marks handed out */
+  VarMap stored;    /* Var bound by a fold whose steps store their residuals
+                       (DESIGN 8.22) -> its StoreRev */
+  VarMap unlogged;  /* Var bound by an update of an array made inside a
+                       storing loop's step: non-NULL when it saves nothing */
+  VarMap *older;    /* while a storing loop's step is generated: the updates
+                       of memory older than the outermost storing loop, which
+                       save in the undo log */
+  VarMap *collecting; /* log_block adds the updates it logs here, if set */
+  VarMap *origins;  /* logged_loop_body copies its origins here, if set */
+  int store_depth;  /* > 0 while a storing loop's step is generated */
+  bool may_store;   /* loops may store residuals (f$rev is not split) */
+  FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
   bool failed;
 } Rev;
@@ -426,11 +457,22 @@ static void assign_slots(Rev *s, const PtrVec res[2], int *slot_of[2], PtrVec *s
   }
 }
 
-/* Does a block's primal save anything in the undo log? */
+/* Does a block's primal push anything on the undo log? */
 static bool bindings_log(const Bindings *b) {
   for (int i = 0; i < b->vars.len; i++) {
     const Expr *rhs = b->rhss.items[i];
-    if (expr_is_log(rhs) || expr_contains(rhs, E_LOGSAVE) || expr_contains(rhs, E_LOGMARK))
+    if (expr_is_log(rhs) || expr_contains(rhs, E_LOGSAVE) || expr_contains(rhs, E_LOGMARK) ||
+        expr_contains(rhs, E_LOGPUSH))
+      return true;
+  }
+  return false;
+}
+
+/* Does a block's primal save elements of arrays in the undo log? */
+static bool bindings_save(const Bindings *b) {
+  for (int i = 0; i < b->vars.len; i++) {
+    const Expr *rhs = b->rhss.items[i];
+    if (rhs->kind == E_LOGSAVE || expr_contains(rhs, E_LOGSAVE))
       return true;
   }
   return false;
@@ -470,7 +512,7 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
        * mark it pushes, so that the recomputation starts from the memory
        * the branch started from and the log stays balanced (DESIGN 8.13). */
       Bindings again = {0};
-      if (bindings_log(&bprimal[j]) && bindings_make_arrays(&bprimal[j])) {
+      if (bindings_save(&bprimal[j]) && bindings_make_arrays(&bprimal[j])) {
         /* the undo would write into arrays the primal branch freed */
         fail(s, rhs->loc, "a branch that makes arrays and updates arrays in place, whose "
                           "reverse must recompute it, cannot be differentiated in reverse "
@@ -650,8 +692,11 @@ static Expr *log_block(Rev *s, Expr *e, VarMap *origin) {
     switch (rhs->kind) {
     case E_UPDATE:
       o = origin_of(origin, rhs->args[0]);
-      if (o && o[0] != NOT_CARRIED)
+      if (o && o[0] != NOT_CARRIED) {
         bind(s, &out, "saved", ex_logsave(s->a, rhs->args[0], rhs->args[1]));
+        if (s->collecting)
+          varmap_put(s->collecting, x, x);
+      }
       break;
     case E_VAR:
       o = origin_of(origin, rhs);
@@ -709,6 +754,8 @@ static Expr *logged_loop_body(Rev *s, Expr *rhs, int mark) {
   bool same = true; /* a while's (tuple go state): go holds no array */
   for (int j = 0; j < n; j++)
     same = same && next && next[j] == j;
+  if (s->origins)
+    varmap_copy_into(s->origins, &origin);
   varmap_free(&origin);
   if (!same) {
     fail(s, rhs->loc, "a loop whose steps swap or replace the arrays it carries cannot be "
@@ -730,6 +777,557 @@ static Expr *carry_arrays(Rev *s, Var *x, Expr *rhs) {
   return logged_loop_body(s, rhs, mark);
 }
 
+
+/* ------------------------------------- loops that store their residuals */
+
+/* DESIGN 8.22. A fold's reverse either recomputes each step from the state
+ * the primal saved (rule 5), or reads residuals each step stored: the
+ * values its reverse sweep needs, pushed on the undo log at the end of the
+ * step, taken back at the start of the step's reverse. Recomputing costs
+ * one more run of the step per level of nesting (a nest of depth d runs
+ * its innermost body d + 1 times); storing costs a push and a take per
+ * residual and memory for every residual of every step, no more than the
+ * values the primal computes. */
+
+/* The cost of running e once, in rough units of one arithmetic operation:
+ * what the reverse pays to recompute it. A loop counts its body
+ * LOOP_TRIPS times (its trip count is not known here). */
+enum { LOOP_TRIPS = 16, CALL_COST = 20, MATH_COST = 20, STORE_COST = 3 };
+
+static long recompute_cost(const Expr *e) {
+  long c = 0;
+  for (; e->kind == E_LET; e = e->body)
+    c += recompute_cost(e->args[0]);
+  switch (e->kind) {
+  case E_PRIM: {
+    const PrimInfo *pi = prim_info(e->op);
+    c += pi && pi->cls == PC_MATH && !pi->infix ? MATH_COST
+         : e->op == P_DIV                      ? 4
+                                               : 1;
+    break;
+  }
+  case E_CALL:
+    c += CALL_COST;
+    break;
+  case E_IF:
+    c += 1 + (recompute_cost(e->args[1]) > recompute_cost(e->args[2]) ? recompute_cost(e->args[1])
+                                                                      : recompute_cost(e->args[2]));
+    return c;
+  case E_INDEX:
+  case E_UPDATE:
+    c += 1;
+    break;
+  default:
+    break;
+  }
+  if (expr_is_loop(e))
+    c += 2 + LOOP_TRIPS * recompute_cost(e->body);
+  for (int i = 0; i < e->nargs; i++)
+    c += recompute_cost(e->args[i]);
+  return c;
+}
+
+/* The numbers a value of type t stores: 1 for a number, the sum of its
+ * fields for a tuple of numbers, -1 when it holds an array (unless
+ * `pointers`: then an array in it stores its address). */
+static int stored_leaves(const Type *t, bool pointers) {
+  if (t->kind == TY_F64 || t->kind == TY_F32 || t->kind == TY_INT)
+    return 1;
+  if (t->kind == TY_ARRAY && pointers)
+    return 1;
+  if (t->kind != TY_TUPLE)
+    return -1;
+  int n = 0;
+  for (int i = 0; i < t->n; i++) {
+    int k = stored_leaves(t->elems[i], pointers);
+    if (k < 0)
+      return -1;
+    n += k;
+  }
+  return n;
+}
+
+/* The numbers a value stores whose plain arrays are versions of the
+ * arrays a loop carries (not stored); -1 when a record in it holds one. */
+static int stored_leaves_carried(const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return 0;
+  if (t->kind != TY_TUPLE || t->name)
+    return stored_leaves(t, false);
+  int n = 0;
+  for (int i = 0; i < t->n; i++) {
+    int k = stored_leaves_carried(t->elems[i]);
+    if (k < 0)
+      return -1;
+    n += k;
+  }
+  return n;
+}
+
+/* Pushes the elements of array atom v, last first, then its length. */
+static void push_array(Rev *s, Bindings *out, Expr *v, Type *t) {
+  Expr *n = bind(s, out, "n", ex_len(s->a, v));
+  Var *i = var_new(s->a, nameset_fresh(s->names, s->a, "i"), ty_int());
+  Var *u = var_new(s->a, nameset_fresh(s->names, s->a, "u"), ty_int());
+  Bindings body = {0};
+  Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
+  Expr *at = bind(s, &body, "at", ex_prim2(s->a, P_SUB, last, ex_var(s->a, i)));
+  Expr *elt = bind(s, &body, "elt", ex_index(s->a, v, at));
+  bind(s, &body, "pushed", ex_logpush(s->a, elt));
+  Expr *loop = ex_fold(s->a, n, ex_int(s->a, 0), i, u, bindings_build(s->a, &body, ex_var(s->a, u)));
+  loop->type = ty_int();
+  bind(s, out, "pushed", loop);
+  bind(s, out, "pushed", ex_logpush(s->a, n));
+  (void)t;
+}
+
+/* Takes back an array push_array pushed, as a new array. */
+static Expr *take_array(Rev *s, Bindings *out, Type *t) {
+  Expr *n = bind(s, out, "n", ex_logtake(s->a, ty_int()));
+  Var *i = var_new(s->a, nameset_fresh(s->names, s->a, "i"), ty_int());
+  Bindings body = {0};
+  Expr *elt = bind(s, &body, "elt", ex_logtake(s->a, t->elem));
+  Expr *b = ex_build(s->a, n, i, bindings_build(s->a, &body, elt));
+  b->type = t;
+  return bind(s, out, "taken", b);
+}
+
+/* Pushes the numbers of atom v (of type t) in field order. */
+static void push_leaves(Rev *s, Bindings *out, Expr *v, Type *t, bool top, const int *origin) {
+  if (t->kind == TY_ARRAY && origin)
+    return; /* read through the loop's result */
+  if (t->kind == TY_ARRAY && top) {
+    push_array(s, out, v, t);
+    return;
+  }
+  if (t->kind != TY_TUPLE) { /* a number, or an array's address in a record */
+    bind(s, out, "pushed", ex_logpush(s->a, v));
+    return;
+  }
+  for (int i = 0; i < t->n; i++) /* a record's arrays are addresses */
+    push_leaves(s, out, bind(s, out, "field", ex_get(s->a, i, v)), t->elems[i], false,
+                t->name ? NULL : origin);
+}
+
+/* Takes back a value of type t that push_leaves pushed: its numbers in
+ * reverse field order. */
+static Expr *take_leaves(Rev *s, Bindings *out, Type *t, bool top, const int *origin,
+                         int *array_leaf, const PtrVec *carried) {
+  if (t->kind == TY_ARRAY && origin)
+    return carried->items[origin[(*array_leaf)--]];
+  if (t->kind == TY_ARRAY && top)
+    return take_array(s, out, t);
+  if (t->kind != TY_TUPLE)
+    return bind(s, out, "taken", ex_logtake(s->a, t));
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
+  for (int i = t->n - 1; i >= 0; i--)
+    parts[i] = take_leaves(s, out, t->elems[i], false, t->name ? NULL : origin, array_leaf,
+                           carried);
+  Expr *tup = ex_tuple(s->a, t->n, parts);
+  tup->type = t;
+  tup->name = t->name; /* a callee's tape record stays that record */
+  return bind(s, out, "taken", tup);
+}
+
+/* The array an expression of array type names: a variable, through
+ * projections. */
+static Var *array_root(Expr *e) {
+  while (e->kind == E_GET)
+    e = e->args[0];
+  return e->kind == E_VAR ? e->var : NULL;
+}
+
+/* e with each (len a) of an array a that the step makes replaced by a
+ * number the step's primal binds (and so stores): a buffer's allocation
+ * is the one read of such an array in the step's reverse. */
+static Expr *store_lengths(Rev *s, Expr *e, const VarMap *made, Bindings *bprimal) {
+  if (e->kind == E_LEN) {
+    Var *root = array_root(e->args[0]);
+    if (!root || !varmap_has(made, root))
+      return e;
+    return bind(s, bprimal, arena_printf(s->a, "n_%s", root->name), e);
+  }
+  Expr *copy = NULL;
+  for (int i = 0; i < e->nargs; i++) {
+    Expr *a = store_lengths(s, e->args[i], made, bprimal);
+    if (a != e->args[i]) {
+      copy = copy ? copy : ex_clone_shallow(s->a, e);
+      copy->args[i] = a;
+    }
+  }
+  if (e->kind == E_LET || expr_is_loop(e)) {
+    Expr *b = store_lengths(s, e->body, made, bprimal);
+    if (b != e->body) {
+      copy = copy ? copy : ex_clone_shallow(s->a, e);
+      copy->body = b;
+    }
+  }
+  return copy ? copy : e;
+}
+
+/* Does e mention v other than as the array an index or a length reads? */
+static bool used_otherwise(const Expr *e, const Var *v) {
+  if (e->kind == E_VAR)
+    return e->var == v;
+  size_t n = e->kind == E_CALL ? strlen(e->name) : 0;
+  bool reads_only = n > 4 && strcmp(e->name + n - 4, "$aug") == 0; /* halves write no array */
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *a = e->args[i];
+    if ((reads_only || (i == 0 && (e->kind == E_INDEX || e->kind == E_LEN))) && a->kind == E_VAR)
+      continue;
+    if (used_otherwise(a, v))
+      return true;
+  }
+  if (e->kind == E_LET || expr_is_loop(e))
+    return used_otherwise(e->body, v);
+  return false;
+}
+
+/* The arrays a step makes (build, alloc, scatter, a call's result) and
+ * their versions and views, which die with the step: the reverse needs a
+ * copy of one it reads. `consumed` gets the versions an update consumes
+ * (their memory holds a later version by the end of the step). */
+static void step_arrays(const Bindings *bprimal, VarMap *made, VarMap *consumed) {
+  for (int i = 0; i < bprimal->vars.len; i++) {
+    Var *x = bprimal->vars.items[i];
+    Expr *rhs = bprimal->rhss.items[i];
+    if (x->type->kind != TY_ARRAY)
+      continue;
+    Expr *src = rhs->kind == E_UPDATE || rhs->kind == E_VIEW ? rhs->args[0]
+                : rhs->kind == E_VAR                       ? rhs
+                : rhs->kind == E_FOLD                      ? rhs->args[1]
+                                                           : NULL;
+    if (rhs->kind == E_UPDATE && src->kind == E_VAR)
+      varmap_put(consumed, src->var, src->var);
+    bool fresh = rhs->kind == E_BUILD || rhs->kind == E_ALLOC || rhs->kind == E_SCATTER ||
+                 rhs->kind == E_CALL;
+    if (fresh || (src && src->kind == E_VAR && varmap_has(made, src->var)))
+      varmap_put(made, x, x);
+  }
+}
+
+/* Is the array v (bound in the step) a view or alias of an array bound
+ * outside the loop? Its memory outlives the step, and nothing in the loop
+ * writes it (the loop would carry it). */
+static bool views_outside(const Bindings *bprimal, Var *v, Var *state) {
+  for (int guard = 0; guard < 100000; guard++) {
+    if (v == state)
+      return false;
+    Expr *rhs = NULL;
+    for (int i = 0; i < bprimal->vars.len && !rhs; i++)
+      if (bprimal->vars.items[i] == v)
+        rhs = bprimal->rhss.items[i];
+    if (!rhs)
+      return true; /* bound outside the loop */
+    Expr *src = rhs->kind == E_VIEW ? rhs->args[0] : rhs->kind == E_VAR ? rhs : NULL;
+    if (!src || src->kind != E_VAR)
+      return false;
+    v = src->var;
+  }
+  return false;
+}
+
+/* Is v a callee's tape (an f$aug call's) whose arrays are the call's array
+ * arguments, each bound outside the loop or a version of an array the loop
+ * carries? Then the addresses it holds outlive the step, and the undo log
+ * gives their memory back as the call read it before the reverse reads it
+ * (8.13). */
+static bool tape_points_outside(const Bindings *bprimal, Var *v, Var *state,
+                                const VarMap *origins) {
+  Var *call = NULL;
+  for (int i = 0; i < bprimal->vars.len; i++) {
+    Expr *rhs = bprimal->rhss.items[i];
+    if (bprimal->vars.items[i] == v && rhs->kind == E_GET && rhs->args[0]->kind == E_VAR)
+      call = rhs->args[0]->var;
+  }
+  for (int i = 0; call && i < bprimal->vars.len; i++) {
+    Expr *rhs = bprimal->rhss.items[i];
+    if (bprimal->vars.items[i] != call)
+      continue;
+    if (rhs->kind != E_CALL)
+      return false;
+    for (int j = 0; j < rhs->nargs; j++) {
+      Expr *arg = rhs->args[j];
+      if (!type_holds_array(arg->type))
+        continue;
+      if (arg->kind != E_VAR || arg->type->kind != TY_ARRAY)
+        return false;
+      int *o = varmap_get(origins, arg->var);
+      if (!(o && o[0] >= 0) && !views_outside(bprimal, arg->var, state))
+        return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/* Drops the bindings of rev that compute a pure value nothing reads (a
+ * projection give_back_init made and did not need): they would make a
+ * residual of what they read. */
+static void drop_unread(Rev *s, StoreRev *st) {
+  Bindings kept = {0};
+  VarMap live = {0};
+  for (int i = 0; i < st->vals.len; i++)
+    expr_visit_vars(st->vals.items[i], note_ref, &live);
+  expr_visit_vars(st->state_ct, note_ref, &live);
+  bool *keep = arena_alloc(s->a, sizeof(bool) * (size_t)(st->rev.vars.len + 1));
+  for (int i = st->rev.vars.len - 1; i >= 0; i--) {
+    Var *x = st->rev.vars.items[i];
+    Expr *rhs = st->rev.rhss.items[i];
+    bool pure = rhs->kind == E_GET || rhs->kind == E_VAR || rhs->kind == E_LEN ||
+                rhs->kind == E_TUPLE || rhs->kind == E_PRIM || rhs->kind == E_CONST;
+    keep[i] = !pure || varmap_has(&live, x);
+    if (keep[i])
+      expr_visit_vars(rhs, note_ref, &live);
+  }
+  for (int i = 0; i < st->rev.vars.len; i++)
+    if (keep[i])
+      bindings_push(s->a, &kept, st->rev.vars.items[i], st->rev.rhss.items[i]);
+  st->rev = kept;
+  varmap_free(&live);
+}
+
+/* The residuals of a step: variables its primal binds (or the state) that
+ * its reverse mentions. NULL reason when each is a number or a tuple of
+ * numbers, else why the step cannot store. */
+/* The f$aug call whose tape v is, bound in the step, or NULL. */
+static Expr *tape_call(const Bindings *bprimal, Var *v) {
+  Var *pair = NULL;
+  for (int i = 0; i < bprimal->vars.len && !pair; i++) {
+    Expr *rhs = bprimal->rhss.items[i];
+    if (bprimal->vars.items[i] == v && rhs->kind == E_GET && rhs->index == 1 &&
+        rhs->args[0]->kind == E_VAR)
+      pair = rhs->args[0]->var;
+  }
+  for (int i = 0; pair && i < bprimal->vars.len; i++)
+    if (bprimal->vars.items[i] == pair) {
+      Expr *rhs = bprimal->rhss.items[i];
+      return rhs->kind == E_CALL ? rhs : NULL;
+    }
+  return NULL;
+}
+
+/* How a residual v is stored: the numbers it takes on the log, or -1 when
+ * it cannot be. Sets its origins and whether an array goes by address. */
+static int residual_size(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev *st, const VarMap *origins,
+                         const VarMap *fresh, const VarMap *consumed, Var *v, int **origin) {
+  int *o = varmap_get(origins, v);
+  int narrays = array_leaf_count(v->type);
+  for (int j = 0; o && j < narrays; j++)
+    if (o[j] < 0)
+      o = NULL;
+  *origin = narrays ? o : NULL;
+  if (narrays && o) /* versions of the arrays the loop carries */
+    return stored_leaves_carried(v->type);
+  int k = stored_leaves(v->type, false);
+  if (k >= 0)
+    return k;
+  if (v->type->kind == TY_ARRAY) {
+    bool only_read = true; /* so its memory still holds v at the end of the step */
+    for (int j = 0; j < bprimal->rhss.len && only_read; j++)
+      only_read = !used_otherwise(bprimal->rhss.items[j], v);
+    if (varmap_has(fresh, v) && !varmap_has(consumed, v) && only_read &&
+        stored_leaves(v->type->elem, false) == 1)
+      return LOOP_TRIPS; /* a copy of an array the step made (as long as it) */
+    if (views_outside(bprimal, v, rhs->var2)) {
+      varmap_put(&st->address, v, v);
+      return 1; /* its address */
+    }
+    return -1;
+  }
+  if (v->type->kind == TY_TUPLE && v->type->name &&
+      tape_points_outside(bprimal, v, rhs->var2, origins))
+    return stored_leaves(v->type, true); /* a callee's tape: its arrays' addresses */
+  return -1;
+}
+
+/* The residuals of a step: variables its primal binds (or the state) that
+ * its reverse mentions. NULL reason when each can be stored (a number, a
+ * tuple of numbers, a copy or the address of an array, or a callee's tape
+ * that the reverse step makes again from stored arguments), else why the
+ * step cannot store. */
+static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev *st,
+                                  const VarMap *origins, int *nstored) {
+  VarMap made = {0};
+  for (int i = 0; i < bprimal->vars.len; i++)
+    if (type_holds_array(((Var *)bprimal->vars.items[i])->type))
+      varmap_put(&made, bprimal->vars.items[i], bprimal->vars.items[i]);
+  for (int i = 0; i < st->rev.rhss.len; i++)
+    st->rev.rhss.items[i] = store_lengths(s, st->rev.rhss.items[i], &made, bprimal);
+  varmap_free(&made);
+  drop_unread(s, st);
+  VarMap fresh = {0}, consumed = {0}, bound = {0}, queued = {0};
+  step_arrays(bprimal, &fresh, &consumed);
+  varmap_put(&bound, rhs->var2, rhs->var2);
+  for (int i = 0; i < bprimal->vars.len; i++)
+    varmap_put(&bound, bprimal->vars.items[i], bprimal->vars.items[i]);
+  Bindings with_state = {0};
+  bindings_push(s->a, &with_state, rhs->var2, NULL);
+  for (int i = 0; i < bprimal->vars.len; i++)
+    bindings_push(s->a, &with_state, bprimal->vars.items[i], bprimal->rhss.items[i]);
+  PtrVec work = branch_residuals(s, &with_state, &st->rev, &st->vals);
+  for (int i = 0; i < work.len; i++)
+    varmap_put(&queued, work.items[i], work.items[i]);
+  st->residuals = (PtrVec){0};
+  *nstored = 0;
+  const char *why = NULL;
+  for (int i = 0; i < work.len && !why; i++) {
+    Var *v = work.items[i];
+    int *origin;
+    int k = residual_size(s, rhs, bprimal, st, origins, &fresh, &consumed, v, &origin);
+    Expr *call = k < 0 && v->type->kind == TY_TUPLE && v->type->name ? tape_call(bprimal, v) : NULL;
+    if (call) {
+      /* a tape holding an array the step made: the reverse step calls
+       * f$aug again on the same arguments, stored instead */
+      ptrvec_push(s->a, &st->recalls, v);
+      ptrvec_push(s->a, &st->recall_calls, call);
+      for (int j = 0; j < call->nargs; j++) {
+        Expr *a = call->args[j];
+        if (a->kind == E_VAR && varmap_has(&bound, a->var) && !varmap_has(&queued, a->var)) {
+          varmap_put(&queued, a->var, a->var);
+          ptrvec_push(s->a, &work, a->var);
+        }
+      }
+      *nstored += STORE_COST; /* the callee's primal, once more */
+      continue;
+    }
+    if (k < 0) {
+      why = arena_printf(s->a, "its reverse reads the array '%s', made in the step", v->name);
+      break;
+    }
+    ptrvec_push(s->a, &st->residuals, v);
+    ptrvec_push(s->a, &st->origins, origin);
+    *nstored += k;
+  }
+  varmap_free(&fresh);
+  varmap_free(&consumed);
+  varmap_free(&bound);
+  varmap_free(&queued);
+  return why;
+}
+
+/* Generates the step's primal and reverse for storing; NULL reason when
+ * they are made (then *primal_body is the step that pushes). */
+static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **primal_body) {
+  Type *st_type = rhs->args[1]->type;
+  VarMap older = {0};
+  VarMap *outer_older = s->older;
+  VarMap origins = {0};
+  if (type_holds_array(st_type)) {
+    /* where the step's arrays come from (a state leaf, or made here), and
+     * at the outermost storing loop the updates of memory older than it:
+     * those of the arrays it carries, as the undo log of 8.13 finds them */
+    s->collecting = s->store_depth == 0 ? &older : NULL;
+    s->origins = &origins;
+    bool failed = s->failed;
+    Diag err = *s->err;
+    Expr *logged = logged_loop_body(s, rhs, 0);
+    s->collecting = NULL;
+    s->origins = NULL;
+    if (!logged) {
+      s->failed = failed;
+      *s->err = err;
+      varmap_free(&older);
+      varmap_free(&origins);
+      return "its steps swap the arrays it carries";
+    }
+  }
+  if (s->store_depth == 0)
+    s->older = &older;
+  if (type_holds_array(st_type))
+    varmap_put(&s->bufs, rhs->var2, varmap_get(&s->bufs, x));
+  st->ct_var = var_new(s->a, nameset_fresh(s->names, s->a, "ct"), type_tangent(s->a, st_type));
+  Layer layer = {.parent = s->layer};
+  s->layer = &layer;
+  Bindings bprimal = {0};
+  bool failed = s->failed;
+  Diag err = *s->err;
+  s->nesting++;
+  s->store_depth++;
+  Expr *r = rev_block(s, rhs->body, ex_var(s->a, st->ct_var), &bprimal, &st->rev);
+  s->store_depth--;
+  s->nesting--;
+  Contrib *c = take_contribs(s, rhs->var2);
+  st->state_ct = c ? bind(s, &st->rev, bname(s, rhs->var2), sum_contribs(s, rhs->var2, c))
+                   : ex_zero(s->a, type_tangent(s->a, st_type));
+  s->layer = layer.parent;
+  for (int i = 0; i < layer.order.len; i++) {
+    Var *v = layer.order.items[i];
+    Contrib *lc = varmap_get(&layer.contribs, v);
+    if (!lc)
+      continue;
+    if (!type_is_float(v->type)) {
+      s->failed = true; /* reported below as a reason not to store */
+      continue;
+    }
+    ptrvec_push(s->a, &st->outer, v);
+    ptrvec_push(s->a, &st->vals, bind(s, &st->rev, bname(s, v), sum_contribs(s, v, lc)));
+  }
+  varmap_free(&layer.contribs);
+  if (s->store_depth == 0) {
+    s->older = outer_older;
+    varmap_free(&older);
+  }
+  if (s->failed) {
+    s->failed = failed;
+    *s->err = err;
+    varmap_free(&origins);
+    return "its reverse could not be generated in storing form";
+  }
+  int nstored;
+  const char *why = step_residuals(s, rhs, &bprimal, st, &origins, &nstored);
+  varmap_free(&origins);
+  if (why)
+    return why;
+  long recompute = recompute_cost(rhs->body);
+  if (s->store_depth == 0 && (long)nstored * STORE_COST > recompute)
+    return arena_printf(s->a, "storing %d numbers per step costs more than recomputing "
+                              "the step (cost %ld)", nstored, recompute);
+  for (int i = 0; i < st->residuals.len; i++) {
+    Var *v = st->residuals.items[i];
+    push_leaves(s, &bprimal, ex_var(s->a, v), v->type, !varmap_has(&st->address, v),
+                st->origins.items[i]);
+  }
+  *primal_body = bindings_build(s->a, &bprimal, r);
+  if (s->dump)
+    fprintf(s->dump, "chad: %s: the loop at line %d stores %d numbers per step "
+                     "(recompute cost %ld)\n", s->f->name, rhs->loc.line, nstored, recompute);
+  return NULL;
+}
+
+/* A fold whose steps store their residuals, when the cost model and the
+ * step allow it; false to recompute instead. */
+static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  if (!s->may_store || rhs->kind != E_FOLD)
+    return false;
+  StoreRev *st = arena_alloc(s->a, sizeof *st);
+  Expr *body = NULL;
+  /* the buffers given to the step's arrays belong to its reverse, which a
+   * step that recomputes makes again: a failed attempt leaves none */
+  VarMap bufs = {0};
+  varmap_copy_into(&bufs, &s->bufs);
+  const char *why = store_step(s, x, rhs, st, &body);
+  if (why) {
+    varmap_free(&s->bufs);
+    s->bufs = bufs;
+  } else {
+    varmap_free(&bufs);
+  }
+  if (why) {
+    varmap_put(&s->stored, x, NULL);
+    if (s->dump)
+      fprintf(s->dump, "chad: %s: the loop at line %d recomputes its steps: %s\n", s->f->name,
+              rhs->loc.line, why);
+    return false;
+  }
+  Expr *loop = ex_fold(s->a, rhs->args[0], rhs->args[1], rhs->var, rhs->var2, body);
+  loop->type = rhs->type;
+  loop->loc = rhs->loc;
+  bindings_push(s->a, primal, x, loop);
+  varmap_put(&s->stored, x, st);
+  return true;
+}
+
 /* A fold whose state is active runs as fold-save: the reverse loop reads
  * the state before each step back from the tape. */
 static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
@@ -737,6 +1335,8 @@ static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     bindings_push(s->a, primal, x, rhs);
     return;
   }
+  if (primal_store_fold(s, x, rhs, primal))
+    return;
   Expr *body = carry_arrays(s, x, rhs);
   if (!body)
     return;
@@ -782,6 +1382,14 @@ static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
    * array, into a copy of it, saves the scalar (8.2). */
   Expr *hx = varmap_get(&s->bufs, x), *ha = buf_of(s, a);
   bool owned = hx && ha && atom_eq(hx, ha);
+  varmap_put(&s->unlogged, x, NULL);
+  if (s->store_depth > 0 && !varmap_has(s->older, x)) {
+    /* an array made inside a storing loop's step: the reverse never reads
+     * its memory again (it reads residuals), and the step frees it */
+    varmap_put(&s->unlogged, x, x);
+    bindings_push(s->a, primal, x, rhs);
+    return;
+  }
   if (s->nesting > 0 || inout || owned) {
     bind(s, primal, "saved", ex_logsave(s->a, rhs->args[0], rhs->args[1]));
     varmap_put(&s->logged, x, x);
@@ -1798,7 +2406,59 @@ static void give_back_init(Rev *s, Bindings *out, Expr *init, Type *t, Expr *h) 
  * (DESIGN 8.13) first undoes step k's writes from the undo log, down to
  * the step's mark, so that the recomputation reads what step k read; the
  * step's reverse then leaves them as they were before step k. */
+static void finish_reverse_fold(Rev *s, Var *x, Expr *rhs, Bindings *out, Bindings *bodyb, Var *j,
+                                Var *rst, Expr *n, Expr *ct0, Type *dst, Expr *next_ct,
+                                const PtrVec *outerp, const PtrVec *valsp);
+
+/* The reverse loop of a fold whose steps stored their residuals: step k's
+ * reverse takes them back (newest first) and runs the reverse sweep made
+ * with the primal; nothing is recomputed and nothing undone (each update's
+ * reverse pops its own save). */
+static void backprop_stored_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out,
+                                 StoreRev *sr) {
+  Type *st = rhs->var2->type;
+  bool arrays = type_holds_array(st);
+  Expr *ct0 = carried_ct(s, out, ct, st, arrays);
+  Type *dst = arrays ? ct0->type : type_tangent(s->a, st);
+  Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
+  Var *rst = var_new(s->a, nameset_fresh(s->names, s->a, "rst"), NULL);
+  Bindings bodyb = {0};
+  Expr *ct_s = bind(s, &bodyb, "ct", ex_get(s->a, 0, ex_var(s->a, rst)));
+  bindings_push(s->a, &bodyb, sr->ct_var, full_ct(s, ct_s, st, arrays));
+  Expr *n = rhs->args[0];
+  Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
+  bindings_push(s->a, &bodyb, rhs->var, ex_prim2(s->a, P_SUB, last, ex_var(s->a, j)));
+  PtrVec carried = {0};
+  bool reads_carried = false;
+  for (int i = 0; i < sr->origins.len; i++)
+    reads_carried = reads_carried || sr->origins.items[i];
+  if (reads_carried)
+    array_leaves_of(s, &bodyb, ex_var(s->a, x), st, &carried);
+  for (int i = sr->residuals.len - 1; i >= 0; i--) {
+    Var *v = sr->residuals.items[i];
+    int last_leaf = array_leaf_count(v->type) - 1;
+    bindings_push(s->a, &bodyb, v,
+                  take_leaves(s, &bodyb, v->type, !varmap_has(&sr->address, v),
+                              sr->origins.items[i], &last_leaf, &carried));
+  }
+  for (int i = 0; i < sr->recalls.len; i++) {
+    Var *v = sr->recalls.items[i];
+    Expr *pair = bind(s, &bodyb, arena_printf(s->a, "%s_again", v->name),
+                      ex_clone_shallow(s->a, sr->recall_calls.items[i]));
+    bindings_push(s->a, &bodyb, v, ex_get(s->a, 1, pair));
+  }
+  for (int i = 0; i < sr->rev.vars.len; i++)
+    bindings_push(s->a, &bodyb, sr->rev.vars.items[i], sr->rev.rhss.items[i]);
+  Expr *next_ct = carried_ct(s, &bodyb, sr->state_ct, st, arrays);
+  finish_reverse_fold(s, x, rhs, out, &bodyb, j, rst, n, ct0, dst, next_ct, &sr->outer, &sr->vals);
+}
+
 static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  StoreRev *sr = varmap_get(&s->stored, x);
+  if (sr) {
+    backprop_stored_fold(s, x, rhs, ct, out, sr);
+    return;
+  }
   Expr *tape = varmap_get(&s->fold_tape, x);
   bool is_while = rhs->kind == E_WHILE;
   Type *st = rhs->var2->type;
@@ -1843,6 +2503,18 @@ static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   Expr *state_ct;
   reverse_body(s, rhs->body, ct_body, &bodyb, &outer, &vals, rhs->var2, &state_ct);
   Expr *next_ct = carried_ct(s, &bodyb, state_ct, st, arrays);
+  finish_reverse_fold(s, x, rhs, out, &bodyb, j, rst, n, ct0, dst, next_ct, &outer, &vals);
+}
+
+/* The reverse loop of a fold or while from its step `bodyb` (over j, its
+ * state rst), and the contributions after it: to the initial state and to
+ * the outer scalars. */
+static void finish_reverse_fold(Rev *s, Var *x, Expr *rhs, Bindings *out, Bindings *bodyb, Var *j,
+                                Var *rst, Expr *n, Expr *ct0, Type *dst, Expr *next_ct,
+                                const PtrVec *outerp, const PtrVec *valsp) {
+  Type *st = rhs->var2->type;
+  bool arrays = type_holds_array(st) && (varmap_has(&s->fold_mark, x) || varmap_get(&s->stored, x));
+  PtrVec outer = *outerp, vals = *valsp;
   Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)(outer.len + 1));
   Expr **next = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
   Expr **init = arena_alloc(s->a, sizeof(Expr *) * (size_t)(outer.len + 1));
@@ -1861,7 +2533,7 @@ static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   res->type = rt;
   Expr *init_t = ex_tuple(s->a, outer.len + 1, init);
   init_t->type = rt;
-  Expr *loop = ex_fold(s->a, n, init_t, j, rst, bindings_build(s->a, &bodyb, res));
+  Expr *loop = ex_fold(s->a, n, init_t, j, rst, bindings_build(s->a, bodyb, res));
   loop->type = rt;
   loop->loc = rhs->loc;
   Expr *rc = bind(s, out, arena_printf(s->a, "%s_rev", x->name), loop);
@@ -1903,7 +2575,7 @@ static void add_buffer(Rev *s, Bindings *out, Expr *ha, Expr *h, Expr *arr) {
  * cotangent of the stored value, the overwritten element's cotangent
  * dropped (a store into the shared buffer: a loop's buffers are not
  * versioned), then the old value back from the undo log. */
-static void backprop_logged_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
+static void backprop_logged_update(Rev *s, Var *x, Expr *rhs, Bindings *out, bool pop) {
   Expr *a = rhs->args[0], *i = rhs->args[1], *v = rhs->args[2];
   Expr *hx = varmap_get(&s->bufs, x);
   if (hx && hx->kind == E_VAR && type_is_float(v->type)) {
@@ -1916,15 +2588,16 @@ static void backprop_logged_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
     add_contrib(s, v, -1, bind(s, out, arena_printf(s->a, "%s_b", x->name), ex_index(s->a, hx, i)));
     bind(s, out, "dropped", ex_store(s->a, hx, i, ex_const(s->a, v->type, 0)));
   }
-  bind(s, out, "restored", ex_logpop(s->a));
+  if (pop)
+    bind(s, out, "restored", ex_logpop(s->a));
 }
 
 /* The reverse of `x = update a i v` (DESIGN 8.2), everything after it
  * reversed already: the cotangent of v, the dropped cotangent of the
  * overwritten element, then the restore of a's memory. */
 static void backprop_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
-  if (varmap_has(&s->logged, x)) {
-    backprop_logged_update(s, x, rhs, out);
+  if (varmap_get(&s->unlogged, x) || varmap_has(&s->logged, x)) {
+    backprop_logged_update(s, x, rhs, out, !varmap_get(&s->unlogged, x));
     return;
   }
   Expr *a = rhs->args[0], *i = rhs->args[1], *v = rhs->args[2];
@@ -2022,7 +2695,7 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
   for (int i = b.vars.len - 1; i >= 0; i--) {
     Var *x = b.vars.items[i];
     Expr *arhs = b.rhss.items[i];
-    if (varmap_has(&s->fold_mark, x) ||
+    if (varmap_has(&s->fold_mark, x) || varmap_get(&s->stored, x) ||
         (arhs->kind == E_IF && varmap_has(&s->if_rev, x) &&
          (expr_contains(arhs, E_UPDATE) || has_active_array(x->type)))) {
       /* a loop carrying arrays runs its reverse even without a scalar
@@ -2220,8 +2893,10 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
   return bindings_build(s->a, &b, res);
 }
 
-Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
-  Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err};
+Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, bool may_store,
+                 FILE *dump, Diag *err) {
+  Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err,
+           .may_store = may_store, .dump = dump};
   for (int i = 0; i < f->nparams; i++)
     if (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i) &&
         strncmp(f->name, "chad__flat_", 11) == 0) {
@@ -2293,7 +2968,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   Expr *result = ex_tuple(s.a, 2, (Expr *[]){r, ct_tuple});
   for (int i = 0; i < reverse.vars.len; i++)
     bindings_push(s.a, &primal, reverse.vars.items[i], reverse.rhss.items[i]);
-  Func *g = module_add(m, ad_name(m, f->name, "rev"), params.len, (Var **)params.items,
+  Func *g = module_add(m, ad_name(m, f->name, suffix), params.len, (Var **)params.items,
                        ty_tuple2(s.a, f->ret, ty_tuple(s.a, ct_types.len, (Type **)ct_types.items)),
                        bindings_build(s.a, &primal, result));
   g->is_static = f->is_static;
@@ -2313,5 +2988,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err) {
   varmap_free(&s.own_bufs);
   varmap_free(&s.fold_mark);
   varmap_free(&s.inout);
+  varmap_free(&s.stored);
+  varmap_free(&s.unlogged);
   return s.failed ? NULL : g;
 }

@@ -14,7 +14,12 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names);
 /* f$rev: (params with array cotangent buffers..., ret_b) ->
  * (result, (cotangents of active scalar params)); array cotangents are
  * added into the buffers. NULL with a message for what it cannot do. */
-Func *ad_reverse(Module *m, Func *f, NameSet *param_names, Diag *err);
+/* f$<suffix> is the reverse derivative ("rev"); may_store: loops may store
+ * their residuals on the undo log (DESIGN 8.22), not in an f$rev to be
+ * split into halves (the log is one function's); dump:
+ * where the store-or-recompute decisions are shown, or NULL. */
+Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, bool may_store,
+                 FILE *dump, Diag *err);
 
 /* f's body with every call to a callee that has no reverse halves
  * replaced by the callee's body (ad/inline.c); the body itself when there

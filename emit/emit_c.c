@@ -68,6 +68,7 @@ typedef struct Em {
   VarMap cname; /* Var -> const char* */
   VarMap vals;  /* Var -> CVal* */
   VarMap homes; /* record-typed Var -> Home*: where it must be written */
+  VarMap used;  /* Var -> itself when some term of the function reads it */
   VarMap uses;  /* Var -> number of references */
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
@@ -197,11 +198,49 @@ static CVal *cv_record(Em *e, Type *t, const char *lvalue, const char *ptr) {
   return v;
 }
 
+static void line(Em *e, const char *fmt, ...);
+static bool is_leaf(const Type *t);
+static const char *materialize_record(Em *e, CVal *r);
+
+/* Field by field into struct `nm` from leaf *leaf on: the value v of type t. */
+static void assign_leaves(Em *e, const char *nm, Type *t, CVal *v, int *leaf) {
+  if (!is_leaf(t)) {
+    for (int i = 0; i < t->n; i++)
+      assign_leaves(e, nm, t->elems[i], v->elems[i], leaf);
+    return;
+  }
+  const char *src = v->expr;
+  if (t->kind == TY_TUPLE)
+    src = v->ptr ? arena_printf(e->a, "*%s", v->ptr) : materialize_record(e, v);
+  if (src)
+    line(e, "%s.f%d = %s;", nm, *leaf, src);
+  (*leaf)++;
+}
+
+/* A record built from its fields (a residual taken back from the undo
+ * log, DESIGN 8.22) as a struct of its own, made when its address is
+ * first needed; NULL for a default that is never read. */
+static const char *materialize_record(Em *e, CVal *r) {
+  if (r->expr || !r->literal)
+    return r->expr;
+  const char *nm = nameset_fresh(&e->names, e->a, "rec");
+  line(e, "%s %s;", c_type(e->a, r->type), nm);
+  int leaf = 0;
+  for (int i = 0; i < r->n; i++)
+    assign_leaves(e, nm, r->type->elems[i], r->elems[i], &leaf);
+  r->expr = nm;
+  return nm;
+}
+
 static const char *record_addr(Em *e, const CVal *r) {
+  if (!r->ptr && !r->expr && r->literal)
+    materialize_record(e, (CVal *)r);
   return r->ptr ? r->ptr : arena_printf(e->a, "&%s", r->expr);
 }
 
 static const char *record_field(Em *e, const CVal *r, int leaf) {
+  if (r->ptr && r->ptr[0] == '&') /* a record in a record: its field */
+    return arena_printf(e->a, "%s.f%d", r->ptr + 1, leaf);
   return r->ptr ? arena_printf(e->a, "%s->f%d", r->ptr, leaf)
                 : arena_printf(e->a, "%s.f%d", r->expr, leaf);
 }
@@ -931,6 +970,8 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_LOGPOP:
   case E_LOGMARK:
   case E_LOGUNDO:
+  case E_LOGPUSH:
+  case E_LOGTAKE:
     emit_log(e, x, rhs);
     return;
   default:
@@ -1554,6 +1595,35 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
   case E_LOGMARK:
     line(e, "chad__log_mark(&%s, %lld);", e->log, rhs->args[0]->ival);
     break;
+  case E_LOGPUSH: {
+    Type *t = rhs->args[0]->type;
+    if (t->kind == TY_ARRAY)
+      line(e, "chad__log_pushp(&%s, (const void *)%s);", e->log, cval_of(e, rhs->args[0])->expr);
+    else if (t->kind == TY_INT)
+      line(e, "chad__log_pushi(&%s, (long long)%s);", e->log, scalar_text(e, rhs->args[0]));
+    else
+      line(e, "chad__log_push(&%s, (double)%s);", e->log, scalar_text(e, rhs->args[0]));
+    break;
+  }
+  case E_LOGTAKE: {
+    if (!varmap_has(&e->used, x)) { /* a residual nothing reads any more */
+      line(e, "(void)chad__log_take%s(&%s);",
+           rhs->type->kind == TY_ARRAY ? "p" : rhs->type->kind == TY_INT ? "i" : "", e->log);
+      varmap_put(&e->vals, x, cv_scalar(e, rhs->type, zero_of_type(e, rhs->type)));
+      return;
+    }
+    const char *nm = name_of(e, x);
+    if (rhs->type->kind == TY_ARRAY) {
+      line(e, "%s const %s = (%s)chad__log_takep(&%s);", c_type(e->a, rhs->type), nm,
+           c_type(e->a, rhs->type), e->log);
+      varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
+      return;
+    }
+    line(e, "const %s %s = (%s)chad__log_take%s(&%s);", c_type(e->a, rhs->type), nm,
+         c_type(e->a, rhs->type), rhs->type->kind == TY_INT ? "i" : "", e->log);
+    varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
+    return;
+  }
   case E_LOGUNDO: /* the same arrays, as they were at the mark */
     line(e, "chad__log_undo(&%s, %lld);", e->log, rhs->args[0]->ival);
     varmap_put(&e->vals, x, cval_of(e, rhs->args[1]));
@@ -2022,13 +2092,12 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   /* Some parameters are not needed by every derivative (a tangent of an
    * argument the result ignores); say so rather than warn. */
   char *params = sig.text.data;
-  VarMap used = {0};
-  expr_visit_vars(g->body, note_used, &used);
+  expr_visit_vars(g->body, note_used, &e.used);
   for (int i = 0; i < g->nparams; i++)
-    if (!varmap_has(&used, g->params[i]))
+    if (!varmap_has(&e.used, g->params[i]))
       line(&e, "(void)%s;", name_of(&e, g->params[i]));
-  varmap_free(&used);
-  if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE)) {
+  if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE) ||
+      expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
     line(&e, "chad__log %s = {0, 0, 0};", e.log);
     ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
@@ -2198,7 +2267,7 @@ static const char *runtime_text =
     "typedef struct chad__saved {\n"
     "  void *slot;\n"
     "  __SIZE_TYPE__ size;\n"
-    "  union { double d; long long i; unsigned char bytes[8]; } old;\n"
+    "  union { double d; long long i; const void *p; unsigned char bytes[8]; } old;\n"
     "} chad__saved;\n"
     "typedef struct chad__log {\n"
     "  chad__saved *entry;\n"
@@ -2218,6 +2287,37 @@ static const char *runtime_text =
     "  l->entry[l->n].old.i = mark;\n"
     "  l->n++;\n"
     "}\n"
+    "/* A residual a loop body stores for its reverse (size 8, slot NULL). */\n"
+    "static __attribute__((unused)) void chad__log_push(chad__log *l, double v) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = 0;\n"
+    "  l->entry[l->n].size = 8;\n"
+    "  l->entry[l->n].old.d = v;\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_pushi(chad__log *l, long long v) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = 0;\n"
+    "  l->entry[l->n].size = 8;\n"
+    "  l->entry[l->n].old.i = v;\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_pushp(chad__log *l, const void *p) {\n"
+    "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
+    "  l->entry[l->n].slot = 0;\n"
+    "  l->entry[l->n].size = 8;\n"
+    "  l->entry[l->n].old.p = p;\n"
+    "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void *chad__log_takep(chad__log *l) {\n"
+    "  return (void *)l->entry[--l->n].old.p;\n"
+    "}\n"
+    "static __attribute__((unused)) double chad__log_take(chad__log *l) {\n"
+    "  return l->entry[--l->n].old.d;\n"
+    "}\n"
+    "static __attribute__((unused)) long long chad__log_takei(chad__log *l) {\n"
+    "  return l->entry[--l->n].old.i;\n"
+    "}\n"
     "static __attribute__((unused)) void chad__log_pop(chad__log *l) {\n"
     "  chad__saved *s = &l->entry[--l->n];\n"
     "  __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
@@ -2228,7 +2328,7 @@ static const char *runtime_text =
     "  while (l->n > 0) {\n"
     "    chad__saved *s = &l->entry[--l->n];\n"
     "    if (!s->slot) {\n"
-    "      if (s->old.i == mark)\n"
+    "      if (s->size == 0 && s->old.i == mark)\n"
     "        return;\n"
     "      continue;\n"
     "    }\n"

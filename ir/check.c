@@ -275,6 +275,10 @@ static int expected_nargs(const Expr *e) {
   case E_LOGSAVE:
   case E_LOGUNDO:
     return 2;
+  case E_LOGPUSH:
+    return 1;
+  case E_LOGTAKE:
+    return 0;
   case E_PRIM:
     return prim_info(e->op) ? prim_info(e->op)->arity : -1;
   case E_CALL:
@@ -302,10 +306,11 @@ static const char *kind_name(const Expr *e) {
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
       [E_TABLE] = "table",    [E_UPDATE] = "update", [E_LOGSAVE] = "log-save",
       [E_LOGPOP] = "log-pop", [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
+      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
-  return (unsigned)e->kind <= E_LOGUNDO ? names[e->kind] : "?";
+  return (unsigned)e->kind <= E_LOGTAKE ? names[e->kind] : "?";
 }
 
 static bool binds_state(const Expr *e) { return expr_binds_state(e); }
@@ -313,7 +318,7 @@ static bool binds_state(const Expr *e) { return expr_binds_state(e); }
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
 static bool check_shape(Checker *c, const Expr *e) {
-  if ((unsigned)e->kind > E_LOGUNDO)
+  if ((unsigned)e->kind > E_LOGTAKE)
     return fail(c, e, "malformed node of kind %d", (int)e->kind);
   int want = expected_nargs(e);
   if (e->kind == E_PRIM && want < 0)
@@ -605,7 +610,13 @@ static bool check_log(Checker *c, Expr *e) {
   if ((e->kind == E_LOGMARK || e->kind == E_LOGUNDO) &&
       (e->args[0]->kind != E_CONST || !type_eq(e->args[0]->type, ty_int())))
     return fail(c, e, "'%s' needs an int constant mark", kind_name(e));
-  if (e->kind == E_LOGUNDO) {
+  if (e->kind == E_LOGPUSH && !is_numeric(e->args[0]->type) && !is_array(e->args[0]->type))
+    return fail(c, e, "'log-push' of a value of type %s, which is not a number or an array",
+                tname(e->args[0]->type));
+  if (e->kind == E_LOGTAKE) {
+    if (!e->type || (!is_numeric(e->type) && !is_array(e->type)))
+      return fail(c, e, "'log-take' of a type that is not a number or an array");
+  } else if (e->kind == E_LOGUNDO) {
     if (!type_holds_only_arrays(e->args[1]->type))
       return fail(c, e, "'log-undo' of a value of type %s, which is not an array "
                         "or a tuple of arrays", tname(e->args[1]->type));
@@ -922,6 +933,8 @@ static bool finish(Checker *c, Expr *e) {
   case E_LOGPOP:
   case E_LOGMARK:
   case E_LOGUNDO:
+  case E_LOGPUSH:
+  case E_LOGTAKE:
     ok = check_log(c, e);
     break;
   case E_TABLE:

@@ -252,9 +252,10 @@ typedef struct Frame {
 
 /* An undo-log entry: an element and the value it held, or a mark. */
 typedef struct LogEntry {
-  Value *slot; /* NULL for a mark */
-  Value old;
+  Value *slot; /* NULL for a mark or a pushed value */
+  Value old;   /* the element's old value, or the pushed value */
   long long mark;
+  bool pushed; /* a value pushed by log-push */
 } LogEntry;
 
 typedef struct Machine {
@@ -1135,6 +1136,14 @@ static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out
   case E_LOGMARK:
     log_push(mc, (LogEntry){.mark = e->args[0]->ival});
     break;
+  case E_LOGPUSH:
+    log_push(mc, (LogEntry){.old = args[0], .pushed = true});
+    break;
+  case E_LOGTAKE:
+    if (!mc->nlog || !mc->log[mc->nlog - 1].pushed)
+      return fail(mc, e, "'log-take' with no pushed value on top of the log");
+    *out = mc->log[--mc->nlog].old;
+    return true;
   case E_LOGPOP:
     if (!mc->nlog || !mc->log[mc->nlog - 1].slot)
       return fail(mc, e, "'log-pop' with no saved element on top of the log");
@@ -1146,6 +1155,8 @@ static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out
       if (!mc->nlog)
         return fail(mc, e, "'log-undo' found no mark %lld", e->args[0]->ival);
       LogEntry *top = &mc->log[--mc->nlog];
+      if (top->pushed)
+        continue; /* a value pushed since the mark: dropped with it */
       if (!top->slot) {
         if (top->mark == e->args[0]->ival)
           break;
@@ -1239,6 +1250,8 @@ static int nargs_of(const Expr *e) {
   case E_LOGPOP:
   case E_LOGMARK:
   case E_LOGUNDO:
+  case E_LOGPUSH:
+  case E_LOGTAKE:
   case E_TABLE:
   case E_BUILD:
   case E_SUM:
@@ -1300,6 +1313,8 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
   case E_LOGPOP:
   case E_LOGMARK:
   case E_LOGUNDO:
+  case E_LOGPUSH:
+  case E_LOGTAKE:
     return log_effect(mc, e, args, out);
   case E_TABLE: { /* its elements were evaluated as constants */
     Value t = new_array(mc, e->nargs);

@@ -735,9 +735,21 @@ Expr *ex_logundo(Arena *a, int mark, Expr *arrays) {
   return e;
 }
 
+Expr *ex_logpush(Arena *a, Expr *value) {
+  Expr *e = ex_new_args(a, E_LOGPUSH, 1, &value);
+  e->type = ty_unit(a);
+  return e;
+}
+
+Expr *ex_logtake(Arena *a, Type *t) {
+  Expr *e = ex_new_args(a, E_LOGTAKE, 0, NULL);
+  e->type = t;
+  return e;
+}
+
 bool expr_is_log(const Expr *e) {
   return e->kind == E_LOGSAVE || e->kind == E_LOGPOP || e->kind == E_LOGMARK ||
-         e->kind == E_LOGUNDO;
+         e->kind == E_LOGUNDO || e->kind == E_LOGPUSH || e->kind == E_LOGTAKE;
 }
 
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values) {

@@ -365,6 +365,12 @@ typedef enum ExprKind {
                 including the newest mark args[0]; returns args[1] (an
                 array or a tuple of arrays, now holding the values they
                 had when the mark was pushed) */
+  E_LOGPUSH, /* effect: pushes the value of args[0], a number or an array
+                (its address: memory that outlives the reverse's read), a
+                residual a loop step stores for its reverse (DESIGN 8.22);
+                unit */
+  E_LOGTAKE, /* effect: pops the newest pushed value and returns it, of
+                type `type` (a number or an array); no args */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -435,6 +441,8 @@ Expr *ex_logsave(Arena *a, Expr *array, Expr *i);
 Expr *ex_logpop(Arena *a);
 Expr *ex_logmark(Arena *a, int mark);
 Expr *ex_logundo(Arena *a, int mark, Expr *arrays);
+Expr *ex_logpush(Arena *a, Expr *value);
+Expr *ex_logtake(Arena *a, Type *scalar);
 /* Is this one of the undo log's terms? */
 bool expr_is_log(const Expr *e);
 /* A constant table of n elements of scalar type `elem`; values[i] are

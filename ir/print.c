@@ -199,6 +199,7 @@ static const char *keyword(const Expr *e) {
       [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",   [E_TABLE] = "table",
       [E_UPDATE] = "update", [E_LOGSAVE] = "log-save", [E_LOGPOP] = "log-pop",
       [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
+      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take",
   };
   if (e->kind == E_PRIM) {
     const PrimInfo *pi = prim_info(e->op);
@@ -230,7 +231,7 @@ static int binders_width(const Expr *e) {
 /* The type written inside the form, for the forms that carry one. */
 static bool has_type_operand(const Expr *e) {
   return e->kind == E_ZERO || e->kind == E_LZERO || e->kind == E_LONE ||
-         e->kind == E_ALLOC || e->kind == E_TABLE;
+         e->kind == E_ALLOC || e->kind == E_TABLE || e->kind == E_LOGTAKE;
 }
 
 /* That type: a table shows its element type, which an empty table could

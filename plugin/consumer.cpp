@@ -305,6 +305,7 @@ std::string ChadConsumer::differentiate(Unit &u) {
   AdOptions ad = {};
   ad.dump = dump ? stderr : nullptr;
   ad.forward_only = options.forwardOnly;
+  ad.recompute = options.recompute;
   if (!ad_differentiate(module, u.func, &ad, &err)) {
     reportCoreError(u, err, /*internal=*/false);
     return "";

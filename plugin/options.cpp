@@ -24,6 +24,10 @@ bool parsePluginArg(const std::string &arg, PluginOptions &options,
     options.forwardOnly = true;
     return true;
   }
+  if (arg == "recompute") {
+    options.recompute = true;
+    return true;
+  }
   if (valueOf(arg, "dump", value) && !value.empty()) {
     options.dumpOnly.insert(value);
     return true;

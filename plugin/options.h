@@ -8,6 +8,8 @@
 //   header=FILE    write FILE, a header declaring the TU's f_fwd/f_rev
 //   forward-only   make f_fwd only (no f_rev): for code whose reverse mode
 //                  is not built yet, and for users who need only tangents
+//   recompute      loops in f_rev never store residuals: each reverse step
+//                  recomputes its step (less memory, more time; DESIGN 8.22)
 // and explains anything else in `error`, so the plugin can refuse to run
 // instead of silently ignoring a typo.
 #ifndef CHAD_PLUGIN_OPTIONS_H
@@ -24,6 +26,7 @@ struct PluginOptions {
   std::string emitDir;    // empty: write nothing
   std::string headerFile; // empty: write no header
   bool forwardOnly = false; // f_fwd only, no f_rev
+  bool recompute = false;   // loops never store residuals in f_rev
 
   bool wantsDump(const std::string &function) const {
     return dumpAll || dumpOnly.count(function) != 0;

@@ -392,12 +392,12 @@ static int parse_points(const char *text, const char *tag, Point *out, int max) 
   return n;
 }
 
-static void differentiate_all(Module *m, const char *path) {
+static void differentiate_all_with(Module *m, const char *path, const AdOptions *opt) {
   int nfuncs = m->funcs.len;
   for (int i = 0; i < nfuncs; i++) {
     Func *f = m->funcs.items[i];
     Diag d;
-    if (!ad_differentiate(m, f, NULL, &d)) {
+    if (!ad_differentiate(m, f, opt, &d)) {
       char msg[800];
       snprintf(msg, sizeof msg, "%s: ad of %s: %d:%d: %s", path, f->name, d.loc.line, d.loc.col,
                d.msg);
@@ -407,7 +407,14 @@ static void differentiate_all(Module *m, const char *path) {
   }
 }
 
-static void test_corpus(void) {
+static void differentiate_all(Module *m, const char *path) {
+  differentiate_all_with(m, path, NULL);
+}
+
+/* Every corpus function, its loops storing residuals where the cost model
+ * says so (the default) or never (`recompute`): both must agree with
+ * finite differences and duality. */
+static void run_corpus(const AdOptions *opt) {
   int nfiles = 0;
   char **files = support_list_files(CHAD_TEST_DIR "/ad", ".ir", &nfiles);
   CU_ASSERT_TRUE_FATAL(nfiles >= 1);
@@ -416,7 +423,7 @@ static void test_corpus(void) {
     char *text = support_read_file(files[i]);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     Module *m = support_parse(text, CHECK_SOURCE);
-    differentiate_all(m, files[i]);
+    differentiate_all_with(m, files[i], opt);
     Point pts[64];
     int np = parse_points(text, "; check:", pts, 64);
     for (int k = 0; k < np; k++) {
@@ -438,6 +445,13 @@ static void test_corpus(void) {
   }
   printf("\n  %d files, %d points checked\n", nfiles, checked);
   support_free_list(files, nfiles);
+}
+
+static void test_corpus(void) { run_corpus(NULL); }
+
+static void test_corpus_recompute(void) {
+  AdOptions opt = {.recompute = true};
+  run_corpus(&opt);
 }
 
 /* ------------------------------------------------- linear-map laws */
@@ -717,6 +731,56 @@ static void count_calls(Expr *e, CallCount *c) {
     count_calls(e->args[i], c);
 }
 
+static int count_prim(const Expr *e, Prim op) {
+  int n = 0;
+  for (; e->kind == E_LET; e = e->body)
+    n += count_prim(e->args[0], op);
+  if (e->kind == E_PRIM && e->op == op)
+    n++;
+  for (int i = 0; i < e->nargs; i++)
+    n += count_prim(e->args[i], op);
+  if (expr_is_loop(e))
+    n += count_prim(e->body, op);
+  return n;
+}
+
+/* A nest of three folds with sin innermost (DESIGN 8.22): when loops
+ * store their residuals, f$rev runs sin once (in its primal sweep); when
+ * they recompute, once per level (the primal sweep and each outer level's
+ * reverse step recompute the step; the innermost reverse step needs only
+ * cos, so DCE drops its sin). The halves for callers recompute (they cannot share a log)
+ * and f_rev agrees with finite differences either way. */
+static void test_store_nest(void) {
+  const char *text =
+      "(def nest f64 ((x (array f64)) (n int) (w f64))\n"
+      "  (fold n 0.0 (i a)\n"
+      "    (fold n a (j b)\n"
+      "      (fold n b (k c)\n"
+      "        (add (mul c w) (sin (mul (index x k) (add (index x i) (index x j)))))))))\n";
+  for (int recompute = 0; recompute <= 1; recompute++) {
+    Module *m = support_parse(text, CHECK_SOURCE);
+    AdOptions opt = {.recompute = recompute};
+    differentiate_all_with(m, "nest", &opt);
+    Func *rev = module_find(m, "nest$rev");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rev);
+    int sins = count_prim(rev->body, P_SIN);
+    if (sins != (recompute ? 3 : 1)) {
+      fprintf(stderr, "nest$rev (recompute %d) has %d sin, want %d\n", recompute, sins,
+              recompute ? 3 : 1);
+      CU_FAIL("store-or-recompute: runs of the innermost body");
+    }
+    CU_ASSERT_EQUAL(count_kind(rev->body, E_LOGPUSH) > 0, !recompute);
+    Func *aug = module_find(m, "nest$aug"), *bwd = module_find(m, "nest$bwd");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(aug);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bwd);
+    CU_ASSERT_EQUAL(count_kind(aug->body, E_LOGPUSH) + count_kind(bwd->body, E_LOGTAKE), 0);
+    Point p = {.fname = "nest", .n = 3,
+               .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.1}}, {.x = 3}, {.x = 0.9}}};
+    check_point(m, &p, false);
+    module_free(m);
+  }
+}
+
 /* f1 -> f2 -> ... -> fk, one call each: the reverse derivative of f1 must
  * run each callee's primal half once and its adjoint half once (O(k)
  * callee runs), never its primal or its whole reverse derivative again. */
@@ -946,6 +1010,8 @@ int main(void) {
     return 1;
   CU_pSuite s = CU_add_suite("ad", NULL, NULL);
   CU_add_test(s, "corpus: fd, duality, aug/bwd", test_corpus);
+  CU_add_test(s, "corpus, loops recomputing: fd, duality", test_corpus_recompute);
+  CU_add_test(s, "store-or-recompute in a nest of three loops", test_store_nest);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
