@@ -47,6 +47,7 @@
  *    folds carrying arrays, 8.4) they are refused with a message.
  *
  * Linear maps are left in the output for linmap_eliminate. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ad/ad.h"
@@ -983,16 +984,95 @@ static bool used_otherwise(const Expr *e, const Var *v) {
   return false;
 }
 
+static bool only_read(const Bindings *b, Var *v, int depth);
+
+/* Is the tuple t (bound to `tup`, holding v) only projected, and is each
+ * projection of v only read? */
+static bool tuple_only_projected(const Bindings *b, Var *t, const Expr *tup, Var *v, int depth) {
+  for (int i = 0; i < b->vars.len; i++) {
+    Expr *rhs = b->rhss.items[i];
+    if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR && rhs->args[0]->var == t) {
+      const Expr *elt = tup->args[rhs->index];
+      if (elt->kind == E_VAR && elt->var == v && !only_read(b, b->vars.items[i], depth + 1))
+        return false;
+      continue;
+    }
+    if (used_otherwise(rhs, t))
+      return false;
+  }
+  return true;
+}
+
+/* Does the step only read the array v (through aliases and the tuples an
+ * inlined callee's result is packed in), so that its memory still holds v
+ * at the end of the step? */
+static bool only_read(const Bindings *b, Var *v, int depth) {
+  if (depth > 16)
+    return false;
+  for (int i = 0; i < b->vars.len; i++) {
+    Var *x = b->vars.items[i];
+    Expr *rhs = b->rhss.items[i];
+    if (rhs->kind == E_VAR && rhs->var == v) {
+      if (!only_read(b, x, depth + 1))
+        return false;
+      continue;
+    }
+    bool packs = false;
+    for (int j = 0; rhs->kind == E_TUPLE && j < rhs->nargs; j++)
+      packs = packs || (rhs->args[j]->kind == E_VAR && rhs->args[j]->var == v);
+    if (packs) {
+      if (!tuple_only_projected(b, x, rhs, v, depth))
+        return false;
+      continue;
+    }
+    if (used_otherwise(rhs, v))
+      return false;
+  }
+  return true;
+}
+
 /* The arrays a step makes (build, alloc, scatter, a call's result) and
  * their versions and views, which die with the step: the reverse needs a
  * copy of one it reads. `consumed` gets the versions an update consumes
  * (their memory holds a later version by the end of the step). */
 static void step_arrays(const Bindings *bprimal, VarMap *made, VarMap *consumed) {
+  VarMap tuples = {0}; /* tuple Var -> its E_TUPLE */
   for (int i = 0; i < bprimal->vars.len; i++) {
     Var *x = bprimal->vars.items[i];
     Expr *rhs = bprimal->rhss.items[i];
+    if (rhs->kind == E_TUPLE)
+      varmap_put(&tuples, x, rhs);
+    if (expr_binds_state(rhs) && rhs->args[1]->kind == E_VAR) {
+      /* a loop consumes the arrays it starts from */
+      Var *init = rhs->args[1]->var;
+      Expr *tup = varmap_get(&tuples, init);
+      varmap_put(consumed, init, init);
+      for (int j = 0; tup && j < tup->nargs; j++)
+        if (tup->args[j]->kind == E_VAR)
+          varmap_put(consumed, tup->args[j]->var, tup->args[j]->var);
+    }
+    if (x->type->kind == TY_TUPLE && !x->type->name && type_holds_array(x->type)) {
+      /* a tuple of arrays the step made, or a loop's result started from
+       * one (not a fold-save's or while-save's, whose tape has no length
+       * the emitted C knows) */
+      bool fresh = rhs->kind == E_TUPLE || rhs->kind == E_FOLD || rhs->kind == E_WHILE;
+      const Expr *tup = rhs->kind == E_TUPLE ? rhs : NULL;
+      if (expr_binds_state(rhs))
+        tup = rhs->args[1]->kind == E_VAR ? varmap_get(&tuples, rhs->args[1]->var) : NULL;
+      fresh = fresh && tup;
+      for (int j = 0; fresh && j < tup->nargs; j++)
+        if (tup->args[j]->type->kind == TY_ARRAY)
+          fresh = tup->args[j]->kind == E_VAR && varmap_has(made, tup->args[j]->var);
+      if (fresh && expr_binds_state(rhs))
+        varmap_put(made, x, x);
+      continue;
+    }
     if (x->type->kind != TY_ARRAY)
       continue;
+    if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR && varmap_has(made, rhs->args[0]->var)) {
+      varmap_put(made, x, x);
+      continue;
+    }
     Expr *src = rhs->kind == E_UPDATE || rhs->kind == E_VIEW ? rhs->args[0]
                 : rhs->kind == E_VAR                       ? rhs
                 : rhs->kind == E_FOLD                      ? rhs->args[1]
@@ -1004,6 +1084,7 @@ static void step_arrays(const Bindings *bprimal, VarMap *made, VarMap *consumed)
     if (fresh || (src && src->kind == E_VAR && varmap_has(made, src->var)))
       varmap_put(made, x, x);
   }
+  varmap_free(&tuples);
 }
 
 /* Is the array v (bound in the step) a view or alias of an array bound
@@ -1123,10 +1204,7 @@ static int residual_size(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev *st, con
   if (k >= 0)
     return k;
   if (v->type->kind == TY_ARRAY) {
-    bool only_read = true; /* so its memory still holds v at the end of the step */
-    for (int j = 0; j < bprimal->rhss.len && only_read; j++)
-      only_read = !used_otherwise(bprimal->rhss.items[j], v);
-    if (varmap_has(fresh, v) && !varmap_has(consumed, v) && only_read &&
+    if (varmap_has(fresh, v) && !varmap_has(consumed, v) && only_read(bprimal, v, 0) &&
         stored_leaves(v->type->elem, false) == 1)
       return LOOP_TRIPS; /* a copy of an array the step made (as long as it) */
     if (views_outside(bprimal, v, rhs->var2)) {
@@ -1192,6 +1270,18 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
       continue;
     }
     if (k < 0) {
+      if (getenv("CHAD_DEBUG_STORE"))
+        for (int j = 0; j < st->rev.vars.len; j++) {
+          VarMap one = {0};
+          varmap_put(&one, v, v);
+          FreeCollect fc = {.a = s->a, .bound = &one};
+          expr_visit_vars(st->rev.rhss.items[j], collect_bound_ref, &fc);
+          if (fc.found.len) {
+            fprintf(stderr, "DEBUG %s = ", ((Var *)st->rev.vars.items[j])->name);
+            print_expr(stderr, st->rev.rhss.items[j], 0);
+            fprintf(stderr, "\n");
+          }
+        }
       why = arena_printf(s->a, "its reverse reads the array '%s', made in the step", v->name);
       break;
     }
