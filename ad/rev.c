@@ -135,6 +135,9 @@ typedef struct Rev {
   VarMap *collecting; /* log_block adds the updates it logs here, if set */
   VarMap *origins;  /* logged_loop_body copies its origins here, if set */
   int store_depth;  /* > 0 while a storing loop's step is generated */
+  VarMap no_store;  /* Var bound by a fold whose step could not store: not
+                       tried again when an enclosing step is made again
+                       (else a nest that cannot store costs 2^depth) */
   bool may_store;   /* loops may store residuals (f$rev is not split) */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
@@ -1298,7 +1301,8 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
 
 /* Generates the step's primal and reverse for storing; NULL reason when
  * they are made (then *primal_body is the step that pushes). */
-static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **primal_body) {
+static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **primal_body,
+                              bool *by_cost) {
   Type *st_type = rhs->args[1]->type;
   VarMap older = {0};
   VarMap *outer_older = s->older;
@@ -1370,7 +1374,8 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   if (why)
     return why;
   long recompute = recompute_cost(rhs->body);
-  if (s->store_depth == 0 && (long)nstored * STORE_COST > recompute)
+  *by_cost = s->store_depth == 0 && (long)nstored * STORE_COST > recompute;
+  if (*by_cost)
     return arena_printf(s->a, "storing %d numbers per step costs more than recomputing "
                               "the step (cost %ld)", nstored, recompute);
   for (int i = 0; i < st->residuals.len; i++) {
@@ -1388,7 +1393,7 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
 /* A fold whose steps store their residuals, when the cost model and the
  * step allow it; false to recompute instead. */
 static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (!s->may_store || rhs->kind != E_FOLD)
+  if (!s->may_store || rhs->kind != E_FOLD || varmap_get(&s->no_store, x))
     return false;
   StoreRev *st = arena_alloc(s->a, sizeof *st);
   Expr *body = NULL;
@@ -1396,7 +1401,8 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
    * step that recomputes makes again: a failed attempt leaves none */
   VarMap bufs = {0};
   varmap_copy_into(&bufs, &s->bufs);
-  const char *why = store_step(s, x, rhs, st, &body);
+  bool by_cost = false;
+  const char *why = store_step(s, x, rhs, st, &body, &by_cost);
   if (why) {
     varmap_free(&s->bufs);
     s->bufs = bufs;
@@ -1405,6 +1411,8 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   }
   if (why) {
     varmap_put(&s->stored, x, NULL);
+    if (!by_cost) /* the cost model's verdict depends on the nest */
+      varmap_put(&s->no_store, x, (void *)why);
     if (s->dump)
       fprintf(s->dump, "chad: %s: the loop at line %d recomputes its steps: %s\n", s->f->name,
               rhs->loc.line, why);
@@ -3054,6 +3062,11 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
     ptrvec_push(s.a, &ct_types, tt);
   }
   apply_renames(&s, &reverse);
+  bool inout = false;
+  for (int i = 0; i < f->nparams; i++)
+    inout = inout || (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i));
+  if (inout) /* where the in-out parameters hold their final values (8.7) */
+    bind(&s, &primal, "final", ex_logfinal(s.a));
   Expr *ct_tuple = ex_tuple(s.a, cts.len, (Expr **)cts.items);
   Expr *result = ex_tuple(s.a, 2, (Expr *[]){r, ct_tuple});
   for (int i = 0; i < reverse.vars.len; i++)
@@ -3079,6 +3092,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.fold_mark);
   varmap_free(&s.inout);
   varmap_free(&s.stored);
+  varmap_free(&s.no_store);
   varmap_free(&s.unlogged);
   return s.failed ? NULL : g;
 }

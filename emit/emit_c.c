@@ -41,6 +41,8 @@ struct CVal {
   const char *alias; /* array: the C array whose memory this pointer
                         variable names (a fold's state, an if's result
                         declared apart from it), or NULL: its own */
+  bool inout;       /* array: memory of an active in-out parameter of f_rev,
+                       whose restores the end of f_rev redoes (DESIGN 8.7) */
   bool zero_init;   /* scalar variable declared as zero */
   bool zero_literal; /* the constant +0 */
 };
@@ -69,6 +71,8 @@ typedef struct Em {
   VarMap vals;  /* Var -> CVal* */
   VarMap homes; /* record-typed Var -> Home*: where it must be written */
   VarMap used;  /* Var -> itself when some term of the function reads it */
+  bool inout_unknown; /* some array may or may not be an in-out parameter's
+                         memory: f_rev makes them final by running f again */
   VarMap uses;  /* Var -> number of references */
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
@@ -769,6 +773,8 @@ static void join_array_leaves(Em *e, CVal *res, CVal *t, CVal *f) {
       continue;
     r->writable = true;
     r->alias = origin(a);
+    r->inout = a->inout && b->inout;
+    e->inout_unknown = e->inout_unknown || a->inout != b->inout;
     r->len = a->len && b->len && strcmp(a->len, b->len) == 0 ? a->len : NULL;
   }
 }
@@ -972,6 +978,7 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGFINAL:
     emit_log(e, x, rhs);
     return;
   default:
@@ -1332,6 +1339,7 @@ static void own_state_leaves(PtrVec *leaves, PtrVec *init_leaves) {
       l->writable = true;
       l->len = il->len;
       l->alias = origin(il);
+      l->inout = il->inout;
     }
   }
 }
@@ -1381,6 +1389,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
       l->writable = true;
       l->len = il->len;
       l->alias = origin(il);
+      l->inout = il->inout;
     }
   }
   CVal *tape = NULL;
@@ -1426,8 +1435,12 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
     line(e, "%s = %s;", ((CVal *)leaves.items[i])->expr, tmp[i]);
   close_scope(e, saved);
   close_loop(e);
-  for (int i = 0; permuted && i < leaves.len; i++)
-    ((CVal *)leaves.items[i])->alias = NULL; /* own memory, origin unknown */
+  for (int i = 0; permuted && i < leaves.len; i++) {
+    CVal *l = leaves.items[i];
+    l->alias = NULL; /* own memory, origin unknown */
+    e->inout_unknown = e->inout_unknown || l->inout;
+    l->inout = false;
+  }
   if (!tape) {
     mark_unread_state(e, rhs->var2, x, rhs->body, rest, &leaves);
     varmap_put(&e->vals, x, state);
@@ -1520,6 +1533,7 @@ static CVal *emit_update(Em *e, Expr *rhs) {
   v->len = arr->len;
   v->writable = true;
   v->alias = arr->alias;
+  v->inout = arr->inout;
   return v;
 }
 
@@ -1544,6 +1558,7 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
     const char *off = scalar_text(e, rhs->args[1]);
     CVal *v = cv_scalar(e, rhs->type, arena_printf(e->a, "(%s + %s)", arr->expr, off));
     v->len = arr->len ? arena_printf(e->a, "(%s - %s)", arr->len, off) : NULL;
+    v->inout = arr->inout;
     varmap_put(&e->vals, x, v);
     return;
   }
@@ -1585,8 +1600,8 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     CVal *arr = cval_of(e, rhs->args[0]);
     if (!arr->writable)
       em_fail(e, "an undo-log save of an array the function may not write");
-    line(e, "chad__log_save(&%s, &%s[%s], sizeof %s[0]);", e->log, arr->expr,
-         scalar_text(e, rhs->args[1]), arr->expr);
+    line(e, "chad__log_save%s(&%s, &%s[%s], sizeof %s[0]);", arr->inout ? "_io" : "", e->log,
+         arr->expr, scalar_text(e, rhs->args[1]), arr->expr);
     break;
   }
   case E_LOGPOP:
@@ -1624,6 +1639,10 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
     return;
   }
+  case E_LOGFINAL:
+    if (e->log)
+      line(e, "chad__log_final(&%s);", e->log);
+    break;
   case E_LOGUNDO: /* the same arrays, as they were at the mark */
     line(e, "chad__log_undo(&%s, %lld);", e->log, rhs->args[0]->ival);
     varmap_put(&e->vals, x, cval_of(e, rhs->args[1]));
@@ -1808,8 +1827,10 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
        * undo them in the caller's buffer (ad/rev.c copies outputs made by
        * updates instead) */
       sig_param(e, sig, param_type(a, p->type, func_param_written(f, i)), param_cname(e, p));
-      if (cls == PARAM_INOUT_ARRAY)
+      if (cls == PARAM_INOUT_ARRAY) {
         writable_param(e, p); /* updated in place, restored, then made final again */
+        ((CVal *)varmap_get(&e->vals, p))->inout = func_param_active(f, i);
+      }
       if (cls == PARAM_ACTIVE_SCALAR) {
         const char *pb = nameset_fresh(&e->names, a, arena_printf(a, "%s_b", p->name));
         ptrvec_push(a, outs, (void *)pb);
@@ -1925,15 +1946,23 @@ static void emit_return(Em *e, const char *value) {
 }
 
 /* An in-out array ends f_rev holding f's final values (DESIGN 8.7): the
- * reverse sweep has restored its initial values, so f runs once more on
- * them. One more primal evaluation, no memory, and no length needed
- * (C does not pass an in-out array's length). */
+ * reverse sweep has restored its initial values. Each element the primal
+ * sweep saved (chad__log_save_io) had its final value recorded at the end
+ * of the primal sweep (log-final), and those go back now: time and memory
+ * O(saved elements). With no undo log nothing was restored. Where the emitter
+ * could not tell whether an array is an in-out parameter's memory, f runs
+ * once more on the restored initial values instead (no length needed: C
+ * passes none). */
 static void rerun_for_inout(Em *e, const Func *f, Func *g) {
   bool any = false;
   for (int i = 0; i < f->nparams; i++)
     any = any || (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i));
-  if (!any)
+  if (!any || !e->log)
     return;
+  if (!e->inout_unknown) {
+    line(e, "chad__log_redo(&%s);", e->log);
+    return;
+  }
   StrBuf b = {0};
   for (int i = 0, gi = 0; i < f->nparams; i++) {
     ParamClass cls = func_param_class(f, i);
@@ -2099,8 +2128,9 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE) ||
       expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
-    line(&e, "chad__log %s = {0, 0, 0};", e.log);
+    line(&e, "chad__log %s = {0};", e.log);
     ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
+    ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.redo", e.log));
   }
   if (kind == FN_AUG)
     aug_homes(&e, g, &outs);
@@ -2269,16 +2299,51 @@ static const char *runtime_text =
     "  __SIZE_TYPE__ size;\n"
     "  union { double d; long long i; const void *p; unsigned char bytes[8]; } old;\n"
     "} chad__saved;\n"
+    "/* redo: the final values of the saved elements of in-out parameters\n"
+    " * (saves whose size has CHAD__IO set), put back at the end of f_rev. */\n"
     "typedef struct chad__log {\n"
     "  chad__saved *entry;\n"
     "  long long n, cap;\n"
+    "  chad__saved *redo;\n"
+    "  long long nredo, capredo;\n"
     "} chad__log;\n"
+    "#define CHAD__IO ((__SIZE_TYPE__)0x100)\n"
     "static __attribute__((unused)) void chad__log_save(chad__log *l, void *slot, __SIZE_TYPE__ size) {\n"
     "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
     "  l->entry[l->n].slot = slot;\n"
     "  l->entry[l->n].size = size;\n"
     "  __builtin_memcpy(l->entry[l->n].old.bytes, slot, size);\n"
     "  l->n++;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_save_io(chad__log *l, void *slot, __SIZE_TYPE__ size) {\n"
+    "  chad__log_save(l, slot, size);\n"
+    "  l->entry[l->n - 1].size |= CHAD__IO;\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_restore(chad__log *l, chad__saved *s) {\n"
+    "  (void)l;\n"
+    "  __builtin_memcpy(s->slot, s->old.bytes, s->size & ~CHAD__IO);\n"
+    "}\n"
+    "/* At the end of the primal sweep: the values the saved elements of\n"
+    " * in-out parameters hold now, their final ones. */\n"
+    "static __attribute__((unused)) void chad__log_final(chad__log *l) {\n"
+    "  for (long long i = 0; i < l->n; i++) {\n"
+    "    chad__saved *s = &l->entry[i];\n"
+    "    if (!s->slot || !(s->size & CHAD__IO))\n"
+    "      continue;\n"
+    "    __SIZE_TYPE__ size = s->size & ~CHAD__IO;\n"
+    "    l->redo = chad__grow(l->redo, &l->capredo, l->nredo + 1, sizeof *l->redo);\n"
+    "    l->redo[l->nredo].slot = s->slot;\n"
+    "    l->redo[l->nredo].size = size;\n"
+    "    __builtin_memcpy(l->redo[l->nredo].old.bytes, s->slot, size);\n"
+    "    l->nredo++;\n"
+    "  }\n"
+    "}\n"
+    "/* After the reverse sweep: the in-out parameters' final values back. */\n"
+    "static __attribute__((unused)) void chad__log_redo(chad__log *l) {\n"
+    "  while (l->nredo > 0) {\n"
+    "    chad__saved *s = &l->redo[--l->nredo];\n"
+    "    __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "  }\n"
     "}\n"
     "static __attribute__((unused)) void chad__log_mark(chad__log *l, long long mark) {\n"
     "  l->entry = chad__grow(l->entry, &l->cap, l->n + 1, sizeof *l->entry);\n"
@@ -2319,8 +2384,7 @@ static const char *runtime_text =
     "  return l->entry[--l->n].old.i;\n"
     "}\n"
     "static __attribute__((unused)) void chad__log_pop(chad__log *l) {\n"
-    "  chad__saved *s = &l->entry[--l->n];\n"
-    "  __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "  chad__log_restore(l, &l->entry[--l->n]);\n"
     "}\n"
     "/* Writes back everything saved since the newest mark `mark` (the marks\n"
     " * of loops nested inside included) and drops it. */\n"
@@ -2332,7 +2396,7 @@ static const char *runtime_text =
     "        return;\n"
     "      continue;\n"
     "    }\n"
-    "    __builtin_memcpy(s->slot, s->old.bytes, s->size);\n"
+    "    chad__log_restore(l, s);\n"
     "  }\n"
     "}\n"
     "#endif\n\n";

@@ -278,6 +278,7 @@ static int expected_nargs(const Expr *e) {
   case E_LOGPUSH:
     return 1;
   case E_LOGTAKE:
+  case E_LOGFINAL:
     return 0;
   case E_PRIM:
     return prim_info(e->op) ? prim_info(e->op)->arity : -1;
@@ -306,11 +307,11 @@ static const char *kind_name(const Expr *e) {
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
       [E_TABLE] = "table",    [E_UPDATE] = "update", [E_LOGSAVE] = "log-save",
       [E_LOGPOP] = "log-pop", [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
-      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take",
+      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take", [E_LOGFINAL] = "log-final",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
-  return (unsigned)e->kind <= E_LOGTAKE ? names[e->kind] : "?";
+  return (unsigned)e->kind <= E_LOGFINAL ? names[e->kind] : "?";
 }
 
 static bool binds_state(const Expr *e) { return expr_binds_state(e); }
@@ -318,7 +319,7 @@ static bool binds_state(const Expr *e) { return expr_binds_state(e); }
 /* Checked before the children: the walk relies on the shape, the mode
  * forbids whole constructs. */
 static bool check_shape(Checker *c, const Expr *e) {
-  if ((unsigned)e->kind > E_LOGTAKE)
+  if ((unsigned)e->kind > E_LOGFINAL)
     return fail(c, e, "malformed node of kind %d", (int)e->kind);
   int want = expected_nargs(e);
   if (e->kind == E_PRIM && want < 0)
@@ -935,6 +936,7 @@ static bool finish(Checker *c, Expr *e) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGFINAL:
     ok = check_log(c, e);
     break;
   case E_TABLE:

@@ -1139,6 +1139,8 @@ static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out
   case E_LOGPUSH:
     log_push(mc, (LogEntry){.old = args[0], .pushed = true});
     break;
+  case E_LOGFINAL: /* the emitted C's record of in-out final values */
+    break;
   case E_LOGTAKE:
     if (!mc->nlog || !mc->log[mc->nlog - 1].pushed)
       return fail(mc, e, "'log-take' with no pushed value on top of the log");
@@ -1252,6 +1254,7 @@ static int nargs_of(const Expr *e) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGFINAL:
   case E_TABLE:
   case E_BUILD:
   case E_SUM:
@@ -1315,6 +1318,7 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGFINAL:
     return log_effect(mc, e, args, out);
   case E_TABLE: { /* its elements were evaluated as constants */
     Value t = new_array(mc, e->nargs);

@@ -747,9 +747,16 @@ Expr *ex_logtake(Arena *a, Type *t) {
   return e;
 }
 
+Expr *ex_logfinal(Arena *a) {
+  Expr *e = ex_new_args(a, E_LOGFINAL, 0, NULL);
+  e->type = ty_unit(a);
+  return e;
+}
+
 bool expr_is_log(const Expr *e) {
   return e->kind == E_LOGSAVE || e->kind == E_LOGPOP || e->kind == E_LOGMARK ||
-         e->kind == E_LOGUNDO || e->kind == E_LOGPUSH || e->kind == E_LOGTAKE;
+         e->kind == E_LOGUNDO || e->kind == E_LOGPUSH || e->kind == E_LOGTAKE ||
+         e->kind == E_LOGFINAL;
 }
 
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values) {

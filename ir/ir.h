@@ -371,6 +371,10 @@ typedef enum ExprKind {
                 unit */
   E_LOGTAKE, /* effect: pops the newest pushed value and returns it, of
                 type `type` (a number or an array); no args */
+  E_LOGFINAL, /* effect: the end of f$rev's primal sweep, where the emitted
+                 C records the values the saved elements of in-out
+                 parameters hold (their final values, put back at the end
+                 of f_rev, DESIGN 8.7); the log is unchanged; unit */
 } ExprKind;
 
 typedef struct Expr Expr;
@@ -443,6 +447,7 @@ Expr *ex_logmark(Arena *a, int mark);
 Expr *ex_logundo(Arena *a, int mark, Expr *arrays);
 Expr *ex_logpush(Arena *a, Expr *value);
 Expr *ex_logtake(Arena *a, Type *scalar);
+Expr *ex_logfinal(Arena *a);
 /* Is this one of the undo log's terms? */
 bool expr_is_log(const Expr *e);
 /* A constant table of n elements of scalar type `elem`; values[i] are
