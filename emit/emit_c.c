@@ -222,8 +222,9 @@ static void assign_leaves(Em *e, const char *nm, Type *t, CVal *v, int *leaf) {
 }
 
 /* A record built from its fields (a residual taken back from the undo
- * log, DESIGN 8.22) as a struct of its own, made when its address is
- * first needed; NULL for a default that is never read. */
+ * log, DESIGN 8.22) as a struct of its own, made where its address is
+ * needed (each use its own: a use may sit in a scope the next use cannot
+ * see); NULL for a default that is never read. */
 static const char *materialize_record(Em *e, CVal *r) {
   if (r->expr || !r->literal)
     return r->expr;
@@ -232,13 +233,12 @@ static const char *materialize_record(Em *e, CVal *r) {
   int leaf = 0;
   for (int i = 0; i < r->n; i++)
     assign_leaves(e, nm, r->type->elems[i], r->elems[i], &leaf);
-  r->expr = nm;
   return nm;
 }
 
 static const char *record_addr(Em *e, const CVal *r) {
   if (!r->ptr && !r->expr && r->literal)
-    materialize_record(e, (CVal *)r);
+    return arena_printf(e->a, "&%s", materialize_record(e, (CVal *)r));
   return r->ptr ? r->ptr : arena_printf(e->a, "&%s", r->expr);
 }
 
