@@ -1390,11 +1390,34 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   return NULL;
 }
 
+/* Does e hold a loop (a fold, while, build, sum or scatter)? */
+static bool contains_loop(const Expr *e) {
+  for (; e->kind == E_LET; e = e->body)
+    if (contains_loop(e->args[0]))
+      return true;
+  if (expr_is_loop(e))
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (contains_loop(e->args[i]))
+      return true;
+  return false;
+}
+
 /* A fold whose steps store their residuals, when the cost model and the
  * step allow it; false to recompute instead. */
 static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!s->may_store || rhs->kind != E_FOLD || varmap_get(&s->no_store, x))
     return false;
+  if (s->nesting == 0 && contains_loop(rhs->body)) {
+    /* the outermost loop of a nest in f's primal sweep: its steps are
+     * checkpoints (the state saved, each step recomputed once in the
+     * reverse sweep, where the loops inside it store), so that memory is
+     * one step's residuals rather than the whole nest's */
+    if (s->dump)
+      fprintf(s->dump, "chad: %s: the loop at line %d recomputes its steps: it is the outermost "
+                       "loop of a nest (its steps are checkpoints)\n", s->f->name, rhs->loc.line);
+    return false;
+  }
   StoreRev *st = arena_alloc(s->a, sizeof *st);
   Expr *body = NULL;
   /* the buffers given to the step's arrays belong to its reverse, which a

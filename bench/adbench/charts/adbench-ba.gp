@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 8.53698
-1 8.52337
-2 8.37621
-3 8.14345
+0 8.54494
+1 8.3484
+2 8.4504
+3 8.23236
 EOD
 $tool1 << EOD
-0 223.402
-1 223.597
-2 222.573
-3 217.838
+0 235.058
+1 223.202
+2 228.523
+3 223.801
 EOD
 $tool2 << EOD
-0 43.8014
-1 44.3654
-2 42.2332
-3 41.3793
+0 43.395
+1 42.4046
+2 44.5855
+3 42.4667
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"

@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 7.63824
-1 7.72275
-2 7.52261
-3 7.65743
-4 7.69903
+0 4.91047
+1 4.91998
+2 5.01165
+3 4.97398
+4 4.96776
 EOD
 $tool1 << EOD
-0 5.75792
-1 5.97516
-2 5.96469
-3 10.6804
-4 10.4852
+0 5.84891
+1 5.88812
+2 5.95466
+3 11.2864
+4 11.0917
 EOD
 $tool2 << EOD
-0 539.183
-1 535.243
-2 997.891
-3 539.452
+0 525.132
+1 532.77
+2 983.819
+3 538.708
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
