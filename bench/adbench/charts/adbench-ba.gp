@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 8.54494
-1 8.3484
-2 8.4504
-3 8.23236
+0 8.46331
+1 8.49323
+2 8.3745
+3 8.27785
 EOD
 $tool1 << EOD
-0 235.058
-1 223.202
-2 228.523
-3 223.801
+0 220.466
+1 222.889
+2 217.947
+3 222.042
 EOD
 $tool2 << EOD
-0 43.395
-1 42.4046
-2 44.5855
-3 42.4667
+0 45.5807
+1 46.0988
+2 45.0882
+3 44.6601
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"

@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 4.91047
-1 4.91998
-2 5.01165
-3 4.97398
-4 4.96776
+0 4.36195
+1 4.3779
+2 4.39676
+3 4.32649
+4 4.23448
 EOD
 $tool1 << EOD
-0 5.84891
-1 5.88812
-2 5.95466
-3 11.2864
-4 11.0917
+0 5.7153
+1 5.8377
+2 5.83957
+3 10.8098
+4 10.8083
 EOD
 $tool2 << EOD
-0 525.132
-1 532.77
-2 983.819
-3 538.708
+0 525.918
+1 528.361
+2 1007.14
+3 542.978
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
