@@ -47,7 +47,6 @@
  *    folds carrying arrays, 8.4) they are refused with a message.
  *
  * Linear maps are left in the output for linmap_eliminate. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ad/ad.h"
@@ -1273,18 +1272,6 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
       continue;
     }
     if (k < 0) {
-      if (getenv("CHAD_DEBUG_STORE"))
-        for (int j = 0; j < st->rev.vars.len; j++) {
-          VarMap one = {0};
-          varmap_put(&one, v, v);
-          FreeCollect fc = {.a = s->a, .bound = &one};
-          expr_visit_vars(st->rev.rhss.items[j], collect_bound_ref, &fc);
-          if (fc.found.len) {
-            fprintf(stderr, "DEBUG %s = ", ((Var *)st->rev.vars.items[j])->name);
-            print_expr(stderr, st->rev.rhss.items[j], 0);
-            fprintf(stderr, "\n");
-          }
-        }
       why = arena_printf(s->a, "its reverse reads the array '%s', made in the step", v->name);
       break;
     }
@@ -1298,6 +1285,8 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
   varmap_free(&queued);
   return why;
 }
+
+static bool sum_outer(Rev *s, Layer *layer, Bindings *out, PtrVec *outer, PtrVec *vals);
 
 /* Generates the step's primal and reverse for storing; NULL reason when
  * they are made (then *primal_body is the step that pushes). */
@@ -1345,18 +1334,8 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   st->state_ct = c ? bind(s, &st->rev, bname(s, rhs->var2), sum_contribs(s, rhs->var2, c))
                    : ex_zero(s->a, type_tangent(s->a, st_type));
   s->layer = layer.parent;
-  for (int i = 0; i < layer.order.len; i++) {
-    Var *v = layer.order.items[i];
-    Contrib *lc = varmap_get(&layer.contribs, v);
-    if (!lc)
-      continue;
-    if (!type_is_float(v->type)) {
-      s->failed = true; /* reported below as a reason not to store */
-      continue;
-    }
-    ptrvec_push(s->a, &st->outer, v);
-    ptrvec_push(s->a, &st->vals, bind(s, &st->rev, bname(s, v), sum_contribs(s, v, lc)));
-  }
+  if (!sum_outer(s, &layer, &st->rev, &st->outer, &st->vals))
+    s->failed = true; /* reported below as a reason not to store */
   varmap_free(&layer.contribs);
   if (s->store_depth == 0) {
     s->older = outer_older;
@@ -2271,6 +2250,26 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
   }
 }
 
+/* A loop step's contributions to scalars outside the loop, summed into
+ * `out`: the variables in `outer`, their sums in `vals`. False when one
+ * is not a float (a tuple from outside the loop). */
+static bool sum_outer(Rev *s, Layer *layer, Bindings *out, PtrVec *outer, PtrVec *vals) {
+  bool ok = true;
+  for (int i = 0; i < layer->order.len; i++) {
+    Var *v = layer->order.items[i];
+    Contrib *c = varmap_get(&layer->contribs, v);
+    if (!c)
+      continue;
+    if (!type_is_float(v->type)) {
+      ok = false;
+      continue;
+    }
+    ptrvec_push(s->a, outer, v);
+    ptrvec_push(s->a, vals, bind(s, out, bname(s, v), sum_contribs(s, v, c)));
+  }
+  return ok;
+}
+
 /* The reverse of a loop body: the body's primal recomputed, then its
  * reverse sweep for the cotangent `ct` of its result. Contributions to
  * scalars outside the loop are returned in `outer` (Var*) and `vals`
@@ -2291,18 +2290,8 @@ static void reverse_body(Rev *s, Expr *body, Expr *ct, Bindings *out, PtrVec *ou
                   : ex_zero(s->a, type_tangent(s->a, state->type));
   }
   s->layer = layer.parent;
-  for (int i = 0; i < layer.order.len; i++) {
-    Var *v = layer.order.items[i];
-    Contrib *c = varmap_get(&layer.contribs, v);
-    if (!c)
-      continue;
-    if (!type_is_float(v->type)) {
-      fail(s, body->loc, "a loop body uses a tuple from outside the loop: not supported yet");
-      continue;
-    }
-    ptrvec_push(s->a, outer, v);
-    ptrvec_push(s->a, vals, bind(s, out, bname(s, v), sum_contribs(s, v, c)));
-  }
+  if (!sum_outer(s, &layer, out, outer, vals))
+    fail(s, body->loc, "a loop body uses a tuple from outside the loop: not supported yet");
   varmap_free(&layer.contribs);
 }
 
