@@ -92,6 +92,9 @@ typedef struct StoreRev {
   PtrVec vals;     /* Expr* atoms: the contributions, bound in rev */
   Expr *state_ct;  /* the cotangent of the state before the step */
   VarMap address;  /* residual arrays stored as their address, not a copy */
+  PtrVec again;    /* Var*: integers the reverse step computes again from
+                      the counter and values outside the loop ... */
+  PtrVec again_rhs; /* ... by these right-hand sides, in this order */
   PtrVec recalls;  /* Var*: callee tapes the reverse step makes again ... */
   PtrVec recall_calls; /* ... by this f$aug call (its arguments stored) */
 } StoreRev;
@@ -1221,6 +1224,39 @@ static int residual_size(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev *st, con
   return -1;
 }
 
+/* Can the integer v, bound in the step by a cheap primitive, be computed
+ * again in the reverse step from the loop's counter, values bound outside
+ * the loop and other such integers? Then they are appended to st->again
+ * (operands first) rather than stored: indices cost less to compute than
+ * to push and take. */
+static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                      StoreRev *st, VarMap *done, Var *v, int depth) {
+  if (varmap_has(done, v))
+    return true;
+  if (depth > RECOMPUTE_DEPTH || v->type->kind != TY_INT)
+    return false;
+  Expr *rhs = NULL;
+  for (int i = 0; i < bprimal->vars.len && !rhs; i++)
+    if (bprimal->vars.items[i] == v)
+      rhs = bprimal->rhss.items[i];
+  if (!rhs || !is_cheap(rhs))
+    return false;
+  for (int i = 0; i < rhs->nargs; i++) {
+    Expr *a = rhs->args[i];
+    if (a->kind == E_CONST || (a->kind == E_VAR && a->var == counter))
+      continue;
+    if (a->kind != E_VAR)
+      return false;
+    if (varmap_has(bound, a->var) &&
+        !int_again(s, bprimal, bound, counter, st, done, a->var, depth + 1))
+      return false;
+  }
+  varmap_put(done, v, v);
+  ptrvec_push(s->a, &st->again, v);
+  ptrvec_push(s->a, &st->again_rhs, rhs);
+  return true;
+}
+
 /* The residuals of a step: variables its primal binds (or the state) that
  * its reverse mentions. NULL reason when each can be stored (a number, a
  * tuple of numbers, a copy or the address of an array, or a callee's tape
@@ -1251,9 +1287,12 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
   st->residuals = (PtrVec){0};
   *nstored = 0;
   const char *why = NULL;
+  VarMap again = {0};
   for (int i = 0; i < work.len && !why; i++) {
     Var *v = work.items[i];
     int *origin;
+    if (int_again(s, bprimal, &bound, rhs->var, st, &again, v, 0))
+      continue;
     int k = residual_size(s, rhs, bprimal, st, origins, &fresh, &consumed, v, &origin);
     Expr *call = k < 0 && v->type->kind == TY_TUPLE && v->type->name ? tape_call(bprimal, v) : NULL;
     if (call) {
@@ -1283,6 +1322,7 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
   varmap_free(&consumed);
   varmap_free(&bound);
   varmap_free(&queued);
+  varmap_free(&again);
   return why;
 }
 
@@ -2538,6 +2578,8 @@ static void backprop_stored_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *
   Expr *n = rhs->args[0];
   Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
   bindings_push(s->a, &bodyb, rhs->var, ex_prim2(s->a, P_SUB, last, ex_var(s->a, j)));
+  for (int i = 0; i < sr->again.len; i++)
+    bindings_push(s->a, &bodyb, sr->again.items[i], ex_clone_shallow(s->a, sr->again_rhs.items[i]));
   PtrVec carried = {0};
   bool reads_carried = false;
   for (int i = 0; i < sr->origins.len; i++)
