@@ -137,7 +137,7 @@ typedef struct Rev {
   VarMap *collecting; /* log_block adds the updates it logs here, if set */
   VarMap *origins;  /* logged_loop_body copies its origins here, if set */
   int store_depth;  /* > 0 while a storing loop's step is generated */
-  VarMap no_store;  /* Var bound by a fold whose step could not store: not
+  VarMap no_store;  /* Var bound by a fold whose step did not store: not
                        tried again when an enclosing step is made again
                        (else a nest that cannot store costs 2^depth) */
   bool may_store;   /* loops may store residuals (f$rev is not split) */
@@ -799,6 +799,7 @@ static Expr *carry_arrays(Rev *s, Var *x, Expr *rhs) {
  * what the reverse pays to recompute it. A loop counts its body
  * LOOP_TRIPS times (its trip count is not known here). */
 enum { LOOP_TRIPS = 16, CALL_COST = 20, MATH_COST = 20, STORE_COST = 3 };
+#define COST_MAX (1L << 40) /* costs saturate: nests are deep */
 
 static long recompute_cost(const Expr *e) {
   long c = 0;
@@ -815,10 +816,11 @@ static long recompute_cost(const Expr *e) {
   case E_CALL:
     c += CALL_COST;
     break;
-  case E_IF:
-    c += 1 + (recompute_cost(e->args[1]) > recompute_cost(e->args[2]) ? recompute_cost(e->args[1])
-                                                                      : recompute_cost(e->args[2]));
-    return c;
+  case E_IF: {
+    long c1 = recompute_cost(e->args[1]), c2 = recompute_cost(e->args[2]);
+    c += 1 + (c1 > c2 ? c1 : c2);
+    return c < COST_MAX ? c : COST_MAX;
+  }
   case E_INDEX:
   case E_UPDATE:
     c += 1;
@@ -826,11 +828,13 @@ static long recompute_cost(const Expr *e) {
   default:
     break;
   }
-  if (expr_is_loop(e))
-    c += 2 + LOOP_TRIPS * recompute_cost(e->body);
+  if (expr_is_loop(e)) {
+    long body = recompute_cost(e->body);
+    c += body >= COST_MAX / LOOP_TRIPS ? COST_MAX : 2 + LOOP_TRIPS * body;
+  }
   for (int i = 0; i < e->nargs; i++)
     c += recompute_cost(e->args[i]);
-  return c;
+  return c < COST_MAX ? c : COST_MAX;
 }
 
 /* The numbers a value of type t stores: 1 for a number, the sum of its
@@ -1330,8 +1334,7 @@ static bool sum_outer(Rev *s, Layer *layer, Bindings *out, PtrVec *outer, PtrVec
 
 /* Generates the step's primal and reverse for storing; NULL reason when
  * they are made (then *primal_body is the step that pushes). */
-static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **primal_body,
-                              bool *by_cost) {
+static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **primal_body) {
   Type *st_type = rhs->args[1]->type;
   VarMap older = {0};
   VarMap *outer_older = s->older;
@@ -1393,8 +1396,7 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   if (why)
     return why;
   long recompute = recompute_cost(rhs->body);
-  *by_cost = s->store_depth == 0 && (long)nstored * STORE_COST > recompute;
-  if (*by_cost)
+  if (s->store_depth == 0 && (long)nstored * STORE_COST > recompute)
     return arena_printf(s->a, "storing %d numbers per step costs more than recomputing "
                               "the step (cost %ld)", nstored, recompute);
   for (int i = 0; i < st->residuals.len; i++) {
@@ -1443,8 +1445,7 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
    * step that recomputes makes again: a failed attempt leaves none */
   VarMap bufs = {0};
   varmap_copy_into(&bufs, &s->bufs);
-  bool by_cost = false;
-  const char *why = store_step(s, x, rhs, st, &body, &by_cost);
+  const char *why = store_step(s, x, rhs, st, &body);
   if (why) {
     varmap_free(&s->bufs);
     s->bufs = bufs;
@@ -1453,8 +1454,7 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   }
   if (why) {
     varmap_put(&s->stored, x, NULL);
-    if (!by_cost) /* the cost model's verdict depends on the nest */
-      varmap_put(&s->no_store, x, (void *)why);
+    varmap_put(&s->no_store, x, (void *)why);
     if (s->dump)
       fprintf(s->dump, "chad: %s: the loop at line %d recomputes its steps: %s\n", s->f->name,
               rhs->loc.line, why);

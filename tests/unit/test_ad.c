@@ -783,6 +783,38 @@ static void test_store_nest(void) {
   }
 }
 
+/* Loops inside ifs inside loops, 60 levels deep (the fuzzer's
+ * loop_in_if_deep): the store-or-recompute policy looks at each level a
+ * bounded number of times. Its cost estimate once walked both branches of
+ * every if three times (3^depth: this never finished); now the whole
+ * function differentiates, and agrees with finite differences (one trip
+ * per loop: 60 levels of two trips would run 2^60 steps). */
+static size_t deep_level(char *out, size_t len, size_t cap, int k, int depth, const char *state) {
+  if (k == depth)
+    return len + (size_t)snprintf(out + len, cap - len, "%s", state);
+  len += (size_t)snprintf(out + len, cap - len,
+                          "(if (gt (index a 0) %d.0) (fold n %s (i%d s%d) "
+                          "(let (t%d (add s%d (mul (index a i%d) %d.0))) ",
+                          -k, state, k, k, k, k, k, k);
+  char next[16];
+  snprintf(next, sizeof next, "t%d", k);
+  len = deep_level(out, len, cap, k + 1, depth, next);
+  return len + (size_t)snprintf(out + len, cap - len, ")) %s)\n", state);
+}
+
+static void test_store_deep_nest(void) {
+  enum { DEPTH = 60 };
+  static char text[1 << 16];
+  size_t len = (size_t)snprintf(text, sizeof text, "(def deep f64 ((a (array f64)) (n int))\n");
+  len = deep_level(text, len, sizeof text, 0, DEPTH, "0.0");
+  snprintf(text + len, sizeof text - len, ")\n");
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "deep nest");
+  Point p = {.fname = "deep", .n = 2, .args = {{.array = true, .n = 2, .a = {0.4, -0.3}}, {.x = 1}}};
+  check_point(m, &p, false);
+  module_free(m);
+}
+
 /* f1 -> f2 -> ... -> fk, one call each: the reverse derivative of f1 must
  * run each callee's primal half once and its adjoint half once (O(k)
  * callee runs), never its primal or its whole reverse derivative again. */
@@ -1014,6 +1046,7 @@ int main(void) {
   CU_add_test(s, "corpus: fd, duality, aug/bwd", test_corpus);
   CU_add_test(s, "corpus, loops recomputing: fd, duality", test_corpus_recompute);
   CU_add_test(s, "store-or-recompute in a nest of three loops", test_store_nest);
+  CU_add_test(s, "store-or-recompute: loops in ifs, 60 deep", test_store_deep_nest);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
