@@ -1957,10 +1957,20 @@ static void rerun_for_inout(Em *e, const Func *f, Func *g) {
   bool any = false;
   for (int i = 0; i < f->nparams; i++)
     any = any || (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i));
-  if (!any || !e->log)
+  if (!any)
     return;
-  if (!e->inout_unknown) {
-    line(e, "chad__log_redo(&%s);", e->log);
+  if (!e->log || !e->inout_unknown) {
+    /* the parameter may be named nowhere else (f never writes it) */
+    for (int i = 0, gi = 0; i < f->nparams; i++) {
+      ParamClass cls = func_param_class(f, i);
+      if (cls == PARAM_INOUT_ARRAY && func_param_active(f, i))
+        line(e, "(void)%s;", param_cname(e, g->params[gi]));
+      gi++;
+      if ((cls == PARAM_IN_ARRAY || func_param_written(f, i)) && type_is_active(f->params[i]->type))
+        gi++; /* its buffer */
+    }
+    if (e->log)
+      line(e, "chad__log_redo(&%s);", e->log);
     return;
   }
   StrBuf b = {0};
