@@ -137,6 +137,7 @@ typedef struct Rev {
   VarMap *collecting; /* log_block adds the updates it logs here, if set */
   VarMap *origins;  /* logged_loop_body copies its origins here, if set */
   int store_depth;  /* > 0 while a storing loop's step is generated */
+  PtrVec store_revs; /* StoreRev* made, whose maps ad_reverse frees */
   VarMap no_store;  /* Var bound by a fold whose step did not store: not
                        tried again when an enclosing step is made again
                        (else a nest that cannot store costs 2^depth) */
@@ -1440,6 +1441,7 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     return false;
   }
   StoreRev *st = arena_alloc(s->a, sizeof *st);
+  ptrvec_push(s->a, &s->store_revs, st);
   Expr *body = NULL;
   /* the buffers given to the step's arrays belong to its reverse, which a
    * step that recomputes makes again: a failed attempt leaves none */
@@ -3147,6 +3149,8 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.inout);
   varmap_free(&s.stored);
   varmap_free(&s.no_store);
+  for (int i = 0; i < s.store_revs.len; i++)
+    varmap_free(&((StoreRev *)s.store_revs.items[i])->address);
   varmap_free(&s.unlogged);
   return s.failed ? NULL : g;
 }

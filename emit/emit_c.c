@@ -1776,6 +1776,7 @@ static void em_done(Em *e) {
   varmap_free(&e->gets);
   varmap_free(&e->uses);
   varmap_free(&e->fused);
+  varmap_free(&e->used);
 }
 
 static const char *param_cname(Em *e, Var *v) {
