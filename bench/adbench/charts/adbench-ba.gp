@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 8.46331
-1 8.49323
-2 8.3745
-3 8.27785
+0 8.6353
+1 8.78243
+2 8.29068
+3 8.39186
 EOD
 $tool1 << EOD
-0 220.466
-1 222.889
-2 217.947
-3 222.042
+0 217.971
+1 218.481
+2 210.502
+3 209.739
 EOD
 $tool2 << EOD
-0 45.5807
-1 46.0988
-2 45.0882
-3 44.6601
+0 45.1479
+1 43.8814
+2 44.8014
+3 43.3868
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"

@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 4.36195
-1 4.3779
-2 4.39676
-3 4.32649
-4 4.23448
+0 3.9935
+1 4.24432
+2 4.04241
+3 4.03926
+4 4.03614
 EOD
 $tool1 << EOD
-0 5.7153
-1 5.8377
-2 5.83957
-3 10.8098
-4 10.8083
+0 5.66342
+1 5.80818
+2 5.89622
+3 10.8345
+4 10.7569
 EOD
 $tool2 << EOD
-0 525.918
-1 528.361
-2 1007.14
-3 542.978
+0 525.05
+1 547.278
+2 983.746
+3 521.949
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
