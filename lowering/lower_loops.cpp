@@ -956,8 +956,12 @@ void Lowerer::classifyArrays(LoopCtx &lc, LoopScan &sc, const Env &env) {
       if (flat) {
         kind = Site::FlatSlot;
         lc.flatInner[d] = inner;
-      } else if (allAcc && reads.empty()) {
-        // a scatter-add, flattened over rectangular inner loops
+      } else if (allAcc && reads.empty() && sites.size() == 1) {
+        // a scatter-add, flattened over rectangular inner loops. Two
+        // accumulations at any index would become two IR loops, and an
+        // element both reach would get its increments in another order
+        // than C's: rounded differently (gen seed 411294). They stay
+        // updates, in order.
         kind = Site::Scatter;
         for (const Site &s : sites)
           for (const ForStmt *f : s.path) {
