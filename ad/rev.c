@@ -496,6 +496,8 @@ static bool bindings_make_arrays(const Bindings *b) {
   return false;
 }
 
+static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown);
+
 static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!type_is_active(rhs->type)) {
     bindings_push(s->a, primal, x, rhs);
@@ -519,20 +521,32 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
        * mark it pushes, so that the recomputation starts from the memory
        * the branch started from and the log stays balanced (DESIGN 8.13). */
       Bindings again = {0};
+      Bindings once = bprimal[j];
       if (bindings_save(&bprimal[j]) && bindings_make_arrays(&bprimal[j])) {
-        /* the undo would write into arrays the primal branch freed */
-        fail(s, rhs->loc, "a branch that makes arrays and updates arrays in place, whose "
-                          "reverse must recompute it, cannot be differentiated in reverse "
-                          "mode yet");
-        return;
+        /* The undo would write into arrays the primal branch made and
+         * freed; the reverse branch makes them again, so the primal branch
+         * saves only what it overwrites in memory from outside it. */
+        VarMap made = {0};
+        bool unknown = false;
+        Expr *stripped = strip_inner_saves(
+            s, bindings_build(s->a, &bprimal[j], ex_tuple(s->a, 0, NULL)), &made, &unknown);
+        varmap_free(&made);
+        if (unknown) {
+          fail(s, rhs->loc, "a branch that makes arrays and updates arrays in place, whose "
+                            "reverse must recompute it, cannot be differentiated in reverse "
+                            "mode yet");
+          return;
+        }
+        once = (Bindings){0};
+        bindings_of(s->a, stripped, &once);
       }
       if (bindings_log(&bprimal[j])) {
         int mark = ++s->marks;
         bind(s, &again, "undone", ex_logundo(s->a, mark, ex_tuple(s->a, 0, NULL)));
         Bindings marked = {0};
         bind(s, &marked, "mark", ex_logmark(s->a, mark));
-        for (int i = 0; i < bprimal[j].vars.len; i++)
-          bindings_push(s->a, &marked, bprimal[j].vars.items[i], bprimal[j].rhss.items[i]);
+        for (int i = 0; i < once.vars.len; i++)
+          bindings_push(s->a, &marked, once.vars.items[i], once.rhss.items[i]);
         for (int i = 0; i < bprimal[j].vars.len; i++)
           bindings_push(s->a, &again, bprimal[j].vars.items[i], bprimal[j].rhss.items[i]);
         bprimal[j] = marked;
@@ -664,6 +678,144 @@ static Expr *block_result_atom(Expr *e) {
 }
 
 static Expr *log_block(Rev *s, Expr *e, VarMap *origin);
+
+/* Where a branch's arrays live, per array leaf of a variable: memory from
+ * outside the branch (a variable it does not bind: the default), memory
+ * the branch made (freed when it ends), or either. */
+enum { MADE_OUTSIDE = 0, MADE_INSIDE = 1, MADE_EITHER = 2 };
+
+static int *made_of(Rev *s, VarMap *made, const Expr *atom, int n) {
+  if (atom->kind == E_TUPLE && n) { /* a block's result, not bound */
+    int *m = new_origin(s, n, MADE_OUTSIDE);
+    for (int a = 0, k = 0; a < atom->nargs; a++) {
+      int c = array_leaf_count(atom->args[a]->type);
+      memcpy(m + k, made_of(s, made, atom->args[a], c), sizeof(int) * (size_t)c);
+      k += c;
+    }
+    return m;
+  }
+  int *m = atom->kind == E_VAR ? varmap_get(made, atom->var) : NULL;
+  return m ? m : new_origin(s, n, atom->kind == E_VAR || !n ? MADE_OUTSIDE : MADE_EITHER);
+}
+
+static int *made_merge(Rev *s, const int *x, const int *y, int n) {
+  int *m = new_origin(s, n, MADE_OUTSIDE);
+  for (int j = 0; j < n; j++)
+    m[j] = x[j] == y[j] ? x[j] : MADE_EITHER;
+  return m;
+}
+
+static bool made_same(const int *x, const int *y, int n) {
+  for (int j = 0; j < n; j++)
+    if (x[j] != y[j])
+      return false;
+  return true;
+}
+
+/* A loop's state: its leaves from the initial state, merged with what a
+ * step returns until nothing changes (each leaf changes at most twice). */
+static int *made_loop(Rev *s, Expr *rhs, Expr **body, VarMap *made, bool *unknown) {
+  int n = array_leaf_count(rhs->args[1]->type);
+  int *state = made_of(s, made, rhs->args[1], n);
+  for (;;) {
+    varmap_put(made, rhs->var2, state);
+    bool probe = false;
+    *body = strip_inner_saves(s, rhs->body, made, &probe);
+    Expr *res = block_result_atom(*body);
+    int *next = made_of(s, made, res, array_leaf_count(res->type));
+    if (rhs->kind == E_WHILE || rhs->kind == E_WHILESAVE)
+      next += array_leaf_count(res->type) - n; /* (tuple go state) */
+    int *merged = made_merge(s, state, next, n);
+    if (made_same(merged, state, n)) {
+      *unknown = *unknown || probe;
+      return state;
+    }
+    state = merged;
+  }
+}
+
+/* The primal of a branch whose reverse makes it again, without the undo
+ * log entries of arrays it makes (the undo before the reverse would write
+ * into them after they were freed). Sets *unknown when an entry's array
+ * may be either. */
+static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown) {
+  Bindings b, out = {0};
+  bindings_of(s->a, e, &b);
+  for (int i = 0; i < b.vars.len; i++) {
+    Var *x = b.vars.items[i];
+    Expr *rhs = b.rhss.items[i];
+    int n = array_leaf_count(x->type);
+    int *m = NULL;
+    switch (rhs->kind) {
+    case E_LOGSAVE: {
+      int w = made_of(s, made, rhs->args[0], 1)[0];
+      if (w == MADE_INSIDE)
+        continue;
+      *unknown = *unknown || w == MADE_EITHER;
+      break;
+    }
+    case E_BUILD:
+    case E_ALLOC:
+      m = new_origin(s, n, MADE_INSIDE);
+      break;
+    case E_UPDATE:
+    case E_VIEW:
+    case E_SCATTER:
+    case E_VAR:
+      m = made_of(s, made, rhs->kind == E_VAR ? rhs : rhs->args[0], n);
+      break;
+    case E_GET: {
+      int k = array_leaf_count(rhs->args[0]->type);
+      if (n && k)
+        m = made_of(s, made, rhs->args[0], k) + array_leaf_offset(rhs->args[0]->type, rhs->index);
+      break;
+    }
+    case E_TUPLE:
+      if (n)
+        m = made_of(s, made, rhs, n);
+      break;
+    case E_IF: {
+      Expr *r = ex_clone_shallow(s->a, rhs);
+      r->args[1] = strip_inner_saves(s, rhs->args[1], made, unknown);
+      r->args[2] = strip_inner_saves(s, rhs->args[2], made, unknown);
+      if (n)
+        m = made_merge(s, made_of(s, made, block_result_atom(r->args[1]), n),
+                       made_of(s, made, block_result_atom(r->args[2]), n), n);
+      rhs = r;
+      break;
+    }
+    case E_FOLD:
+    case E_FOLDSAVE:
+    case E_WHILE:
+    case E_WHILESAVE: {
+      Expr *r = ex_clone_shallow(s->a, rhs);
+      int *state = made_loop(s, rhs, &r->body, made, unknown);
+      if (n) {
+        /* the final state, then the tape (and count) the loop made */
+        m = new_origin(s, n, MADE_INSIDE);
+        memcpy(m, state, sizeof(int) * (size_t)array_leaf_count(rhs->args[1]->type));
+      }
+      rhs = r;
+      break;
+    }
+    default:
+      break;
+    }
+    if (expr_is_loop(rhs) && rhs->kind != E_FOLD && rhs->kind != E_FOLDSAVE &&
+        rhs->kind != E_WHILE && rhs->kind != E_WHILESAVE) {
+      /* build, sum, scatter: their bodies may make and update arrays */
+      Expr *r = ex_clone_shallow(s->a, rhs);
+      r->body = strip_inner_saves(s, rhs->body, made, unknown);
+      rhs = r;
+    }
+    if (!m && type_holds_array(x->type))
+      m = new_origin(s, n ? n : 1, MADE_EITHER); /* a call's, a record's */
+    if (m)
+      varmap_put(made, x, m);
+    bindings_push(s->a, &out, x, rhs);
+  }
+  return bindings_build(s->a, &out, b.result);
+}
 
 /* A nested loop carrying some of the outer loop's arrays: its state's
  * arrays have their origins, and so does its result when each step
