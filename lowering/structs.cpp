@@ -283,7 +283,10 @@ private:
   void assignLeaves(const StructRef &dst, const Expr *src,
                     std::vector<Stmt *> &out, SourceLocation loc);
   Stmt *returnStruct(ReturnStmt *r);
-  Expr *flatCall(CallExpr *c);
+  Expr *flatCall(CallExpr *c, std::vector<Expr *> results = {});
+  void callIntoLeaves(const StructRef &dst, const Expr *src,
+                      std::vector<Stmt *> &out, SourceLocation loc);
+  int temps = 0; // temporaries made for struct results
   Expr *leafLvalue(Leaf *l, SourceLocation loc);
   Expr *elementLvalue(Leaf *l, long long k, SourceLocation loc);
   Expr *arrayArg(Leaf *l, SourceLocation loc);
@@ -811,21 +814,28 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     vars[v] = raw;
     locals.push_back(std::move(sv));
     if (const Expr *init = v->getInit()) {
-      if (isa<CallExpr>(init->IgnoreParenImpCasts()))
-        fail(init->getBeginLoc(), "a struct returned by a call ('" +
-                                      text(init) + "') is not supported yet");
+      if (isa<CallExpr>(init->IgnoreParenImpCasts())) {
+        std::vector<Stmt *> call;
+        callIntoLeaves(StructRef{raw, {}}, init, call, v->getLocation());
+        for (Stmt *s : call)
+          out.push_back(s);
+        continue;
+      }
+      size_t from = out.size();
       assignLeaves(StructRef{raw, {}}, init, out, v->getLocation());
+      for (size_t k = from; k < out.size(); k++) {
+        Stmt *slot = out[k];
+        walkChildren(slot, false); // the initializers may read struct fields
+        out[k] = slot;
+      }
     }
   }
   auto *ds = new (ctx) DeclStmt(
       DeclGroupRef::Create(ctx, leafDecls.data(), leafDecls.size()), loc,
       d->getEndLoc());
   std::vector<Stmt *> all{ds};
-  for (Stmt *s : out) {
-    Stmt *slot = s;
-    walkChildren(slot, false); // the initializers may read struct fields
-    all.push_back(slot);
-  }
+  for (Stmt *s : out)
+    all.push_back(s);
   return all.size() == 1 ? (Stmt *)ds : block(all, loc);
 }
 
@@ -836,10 +846,11 @@ Stmt *Flattener::assignWhole(const Expr *dst, const Expr *src,
     fail(loc, "assignment to struct '" + text(dst) + "' is not supported");
   if (to.sv->constData)
     fail(loc, "assignment to const struct data");
-  if (isa<CallExpr>(src->IgnoreParenImpCasts()))
-    fail(src->getBeginLoc(), "a struct returned by a call ('" + text(src) +
-                                 "') is not supported yet");
   std::vector<Stmt *> out;
+  if (isa<CallExpr>(src->IgnoreParenImpCasts())) {
+    callIntoLeaves(to, src, out, loc);
+    return block(out, loc);
+  }
   assignLeaves(to, src, out, loc);
   for (Stmt *&s : out)
     walkChildren(s, false);
@@ -850,20 +861,88 @@ Stmt *Flattener::assignWhole(const Expr *dst, const Expr *src,
 Stmt *Flattener::returnStruct(ReturnStmt *r) {
   SourceLocation loc = r->getBeginLoc();
   const Expr *v = r->getRetValue();
-  if (isa<CallExpr>(v->IgnoreParenImpCasts()))
-    fail(v->getBeginLoc(), "returning the struct a call returns ('" +
-                               text(v) + "') is not supported yet");
   std::vector<Stmt *> out;
-  assignLeaves(StructRef{result, {}}, v, out, loc);
-  for (Stmt *&s : out)
-    walkChildren(s, false);
+  if (isa<CallExpr>(v->IgnoreParenImpCasts())) {
+    callIntoLeaves(StructRef{result, {}}, v, out, loc);
+  } else {
+    assignLeaves(StructRef{result, {}}, v, out, loc);
+    for (Stmt *&s : out)
+      walkChildren(s, false);
+  }
   out.push_back(ReturnStmt::Create(ctx, loc, nullptr, nullptr));
   return block(out, loc);
 }
 
+// `t = g(...)`, `struct S t = g(...)`, `return g(...)`: the call of g's
+// flat function writes the leaves of its result into temporaries (arrays,
+// of one element for a scalar), which are then assigned to t's leaves. The
+// arguments may read t: they are all read before it is written, as in C.
+// The statements made are final (not walked again).
+void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
+                               std::vector<Stmt *> &out, SourceLocation loc) {
+  auto *c = const_cast<CallExpr *>(cast<CallExpr>(src->IgnoreParenImpCasts()));
+  const FunctionDecl *callee = c->getDirectCallee();
+  if (!callee || !isDifferentiable(callee))
+    fail(c->getBeginLoc(), "a struct returned by a call of '" +
+                               (callee ? callee->getNameAsString() : text(c)) +
+                               "', which is not differentiable, is not supported");
+  const FunctionDecl *def = callee->getDefinition();
+  if (!def)
+    fail(c->getBeginLoc(), "call to '" + callee->getNameAsString() +
+                               "', which returns a struct and is defined after "
+                               "this function; define it first");
+  FlatSig &cs = signature(def);
+  std::vector<Leaf *> dl;
+  if (dst.sv)
+    dl = leavesUnder(dst);
+  else if (cs.result)
+    for (Leaf &l : cs.result->leaves)
+      dl.push_back(&l); /* a call whose result is dropped: only its layout */
+  if (!cs.result || dl.size() != cs.result->leaves.size())
+    fail(loc, "struct assignment between different layouts");
+  std::vector<VarDecl *> tmps;
+  std::vector<Expr *> results;
+  for (size_t i = 0; i < dl.size(); i++) {
+    const Leaf &rl = cs.result->leaves[i];
+    Leaf *d = dl[i];
+    if (d->kind != rl.kind || (rl.kind == LeafKind::Array && d->size != rl.size))
+      fail(loc, "struct assignment between different layouts");
+    long long n = rl.kind == LeafKind::Array ? rl.size : 1;
+    QualType t = ctx.getConstantArrayType(rl.elem, llvm::APInt(64, n), nullptr,
+                                          ArrayType::Normal, 0);
+    std::string name = "chad__" + callee->getNameAsString() + "_" +
+                       std::to_string(temps++);
+    auto *tmp = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd), loc, loc,
+                                &ctx.Idents.get(name), t,
+                                ctx.getTrivialTypeSourceInfo(t), SC_None);
+    tmps.push_back(tmp);
+    results.push_back(ImplicitCastExpr::Create(ctx, ctx.getPointerType(rl.elem),
+                                               CK_ArrayToPointerDecay, ref(tmp, loc),
+                                               nullptr, VK_PRValue, FPOptionsOverride()));
+  }
+  std::vector<Decl *> decls(tmps.begin(), tmps.end());
+  out.push_back(new (ctx) DeclStmt(DeclGroupRef::Create(ctx, decls.data(), decls.size()),
+                                   loc, loc));
+  out.push_back(flatCall(c, results));
+  for (size_t i = 0; i < dl.size() && dst.sv; i++) {
+    Leaf *d = dl[i];
+    long long n = d->kind == LeafKind::Array ? d->size : 1;
+    for (long long k = 0; k < n; k++) {
+      Expr *elem = new (ctx) ArraySubscriptExpr(
+          ImplicitCastExpr::Create(ctx, ctx.getPointerType(cs.result->leaves[i].elem),
+                                   CK_ArrayToPointerDecay, ref(tmps[i], loc), nullptr,
+                                   VK_PRValue, FPOptionsOverride()),
+          lit(k, loc), cs.result->leaves[i].elem, VK_LValue, OK_Ordinary, loc);
+      Expr *to = d->kind == LeafKind::Array ? elementLvalue(d, k, loc) : leafLvalue(d, loc);
+      out.push_back(assign(to, rvalue(elem), loc));
+    }
+  }
+}
+
 // A call of a differentiable function that takes or returns structs: the
-// same call of its flat function, with the leaves of the struct arguments.
-Expr *Flattener::flatCall(CallExpr *c) {
+// same call of its flat function, with the leaves of the struct arguments,
+// then `results`: where a struct result's leaves go (callIntoLeaves).
+Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
   const FunctionDecl *callee = c->getDirectCallee();
   SourceLocation loc = c->getBeginLoc();
   std::string name = callee->getNameAsString();
@@ -872,10 +951,11 @@ Expr *Flattener::flatCall(CallExpr *c) {
     fail(loc, "call to '" + name + "', which takes or returns a struct and "
                                    "is defined after this function; define "
                                    "it first");
-  if (recordOf(callee->getReturnType()))
-    fail(loc, "call to '" + name + "', which returns a struct; not "
-                                   "supported yet");
   FlatSig &cs = signature(def);
+  if (cs.result && results.empty())
+    fail(loc, "the struct that '" + name + "' returns is used other than "
+                                           "assigned whole, initialising a "
+                                           "struct or returned; not supported");
   std::vector<Expr *> args;
   for (size_t i = 0; i < cs.params.size() && i < c->getNumArgs(); i++) {
     Expr *a = c->getArg((unsigned)i);
@@ -919,13 +999,15 @@ Expr *Flattener::flatCall(CallExpr *c) {
       }
     }
   }
+  for (Expr *r : results)
+    args.push_back(r);
   Expr *fn = ImplicitCastExpr::Create(
       ctx, ctx.getPointerType(cs.flat->getType()), CK_FunctionToPointerDecay,
       DeclRefExpr::Create(ctx, NestedNameSpecifierLoc(), SourceLocation(),
                           cs.flat, false, loc, cs.flat->getType(), VK_PRValue),
       nullptr, VK_PRValue, FPOptionsOverride());
-  return CallExpr::Create(ctx, fn, args, c->getType(), VK_PRValue,
-                          c->getRParenLoc(), FPOptionsOverride());
+  return CallExpr::Create(ctx, fn, args, cs.result ? ctx.VoidTy : c->getType(),
+                          VK_PRValue, c->getRParenLoc(), FPOptionsOverride());
 }
 
 void Flattener::walkChildren(Stmt *s, bool statements) {
@@ -1027,6 +1109,14 @@ void Flattener::walk(Stmt *&slot, bool statement) {
       structs = recordOf(callee->getReturnType()) != nullptr;
       for (const ParmVarDecl *p : callee->parameters())
         structs = structs || recordOf(p->getType()) || pointeeRecord(p->getType());
+    }
+    if (structs && callee && isDifferentiable(callee) && statement &&
+        recordOf(callee->getReturnType())) {
+      // `g(...);` for what it writes: its result goes to temporaries
+      std::vector<Stmt *> out;
+      callIntoLeaves(StructRef{}, c, out, c->getBeginLoc());
+      replace(slot, block(out, c->getBeginLoc()));
+      return;
     }
     if (structs && callee && isDifferentiable(callee)) {
       replace(slot, flatCall(c));

@@ -1540,6 +1540,20 @@ class Gen:
         fn = c.fn
         p = rst.random()
         scallees = [g for g in fn.callees if g.sparams]
+        if getattr(fn, "rcallees", None) and rst.random() < 0.6:
+            # a local struct made by a call: initialised, or assigned whole
+            g = rst.choice(fn.rcallees)
+            fn.nvar += 1
+            nm = "sl%d" % fn.nvar
+            spell = rst.choice(g.sret.spells)
+            e = self.call(c, 2, g)
+            if rst.random() < 0.5:
+                out = [S(self, "raw", "%s %s = {0};" % (spell, nm), [e])]
+            else:
+                out = [S(self, "raw", "%s %s;" % (spell, nm)),
+                       S(self, "raw", "%s = {0};" % nm, [e], fixed=True)]
+            self.add_local(c, nm, g.sret)
+            return out
         if scallees and rst.random() < 0.3:
             # a call passing structs, as a statement of its own
             v = self.newvar(fn)
@@ -1721,6 +1735,12 @@ class Gen:
         fn.callees = [g for g in self.funcs if g.T == T and g.out is None and g.inout is None and
                       (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
                       self.callee_ok(fn, g)]
+        # callees returning a struct (their result initialises or is
+        # assigned to a local struct, whose fields are then read)
+        fn.rcallees = [g for g in self.funcs if g.T == T and g.sret is not None and
+                       not g.souts and g.out is None and g.inout is None and
+                       (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
+                       all(self.struct_values(fn, sp.st, sp.mode == "ptr") for sp in g.sparams)]
         fn.ret = fn.out is None or r.random() < 0.6
         if fn.inout and fn.out is None and not fn.souts and self.ru.random() < 0.3:
             fn.ret = False  # the in-out array is the only output
