@@ -142,6 +142,9 @@ typedef struct Rev {
                        tried again when an enclosing step is made again
                        (else a nest that cannot store costs 2^depth) */
   bool may_store;   /* loops may store residuals (f$rev is not split) */
+  bool tbr;         /* the outermost storing loop being made saves nothing
+                       of the memory it carries (DESIGN 8.23) */
+  bool tbr_conflict; /* ... but a step's reverse reads that memory */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
   bool failed;
@@ -1304,6 +1307,31 @@ static bool tape_points_outside(const Bindings *bprimal, Var *v, Var *state,
   return false;
 }
 
+/* Is v a callee's tape holding the address of a version of an array the
+ * loop carries (memory the reverse step reads as the call read it)? */
+static bool tape_reads_carried(const Bindings *bprimal, Var *v, const VarMap *origins) {
+  if (v->type->kind != TY_TUPLE || !v->type->name)
+    return false;
+  for (int i = 0; i < bprimal->vars.len; i++) {
+    Expr *rhs = bprimal->rhss.items[i];
+    if (bprimal->vars.items[i] != v || rhs->kind != E_GET || rhs->args[0]->kind != E_VAR)
+      continue;
+    for (int k = 0; k < bprimal->vars.len; k++) {
+      Expr *call = bprimal->rhss.items[k];
+      if (bprimal->vars.items[k] != rhs->args[0]->var || call->kind != E_CALL)
+        continue;
+      for (int j = 0; j < call->nargs; j++) {
+        Expr *arg = call->args[j];
+        int *o = arg->kind == E_VAR ? varmap_get(origins, arg->var) : NULL;
+        for (int l = 0; o && l < array_leaf_count(arg->type); l++)
+          if (o[l] >= 0 || o[l] == CARRIED_SOMEWHERE)
+            return true;
+      }
+    }
+  }
+  return false;
+}
+
 /* Drops the bindings of rev that compute a pure value nothing reads (a
  * projection give_back_init made and did not need): they would make a
  * residual of what they read. */
@@ -1471,6 +1499,13 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
       why = arena_printf(s->a, "its reverse reads the array '%s', made in the step", v->name);
       break;
     }
+    if (s->tbr && (origin || tape_reads_carried(bprimal, v, origins))) {
+      /* read through the loop's result, as the undo log gives it back:
+       * the log must then save what the steps overwrite */
+      s->tbr_conflict = true;
+      why = arena_printf(s->a, "its reverse reads the array '%s' as a step left it", v->name);
+      break;
+    }
     ptrvec_push(s->a, &st->residuals, v);
     ptrvec_push(s->a, &st->origins, origin);
     *nstored += k;
@@ -1511,8 +1546,9 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
       return "its steps swap the arrays it carries";
     }
   }
+  VarMap none = {0};
   if (s->store_depth == 0)
-    s->older = &older;
+    s->older = s->tbr ? &none : &older;
   if (type_holds_array(st_type))
     varmap_put(&s->bufs, rhs->var2, varmap_get(&s->bufs, x));
   st->ct_var = var_new(s->a, nameset_fresh(s->names, s->a, "ct"), type_tangent(s->a, st_type));
@@ -1560,7 +1596,9 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   *primal_body = bindings_build(s->a, &bprimal, r);
   if (s->dump)
     fprintf(s->dump, "chad: %s: the loop at line %d stores %d numbers per step "
-                     "(recompute cost %ld)\n", s->f->name, rhs->loc.line, nstored, recompute);
+                     "(recompute cost %ld)%s\n", s->f->name, rhs->loc.line, nstored, recompute,
+            s->tbr && s->store_depth == 0 ? ", and saves nothing it overwrites in the arrays it "
+                                            "carries (no reverse reads them after it)" : "");
   return NULL;
 }
 
@@ -1579,10 +1617,90 @@ static bool contains_loop(const Expr *e) {
 
 /* A fold whose steps store their residuals, when the cost model and the
  * step allow it; false to recompute instead. */
+/* DESIGN 8.23, the to-be-recorded rule for a loop of f's primal sweep
+ * (nesting 0) that carries arrays: does any reverse code that runs after
+ * the loop's reverse read their memory? Each carried array must be a
+ * version (through updates and copies) of an array f made (build, alloc),
+ * and every earlier binding naming one of those versions must be one that
+ * reads no memory in the reverse sweep: that chain of updates itself, an
+ * element read, a length, a save, or the tuple of the loop's state. */
+static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal) {
+  VarMap rhs_of = {0}, chain = {0}, init_tuples = {0};
+  for (int i = 0; i < primal->vars.len; i++)
+    varmap_put(&rhs_of, primal->vars.items[i], primal->rhss.items[i]);
+  PtrVec todo = {0};
+  ptrvec_push(s->a, &todo, rhs->args[1]);
+  bool ok = true;
+  for (int k = 0; k < todo.len && ok; k++) {
+    Expr *a = todo.items[k];
+    if (a->kind != E_VAR) {
+      ok = !type_holds_array(a->type);
+      continue;
+    }
+    Expr *r = varmap_get(&rhs_of, a->var);
+    if (a->var->type->kind == TY_TUPLE && !a->var->type->name && r && r->kind == E_TUPLE) {
+      varmap_put(&init_tuples, a->var, a->var);
+      for (int j = 0; j < r->nargs; j++)
+        ptrvec_push(s->a, &todo, r->args[j]);
+      continue;
+    }
+    if (!type_holds_array(a->type))
+      continue;
+    for (Var *v = a->var; ok;) {
+      varmap_put(&chain, v, v);
+      r = varmap_get(&rhs_of, v);
+      if (r && r->kind == E_UPDATE && r->args[0]->kind == E_VAR)
+        v = r->args[0]->var;
+      else if (r && r->kind == E_VAR)
+        v = r->var;
+      else {
+        ok = r && (r->kind == E_BUILD || r->kind == E_ALLOC) && v->type->kind == TY_ARRAY;
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < primal->vars.len && ok; i++) {
+    Var *v = primal->vars.items[i];
+    Expr *r = primal->rhss.items[i];
+    VarMap refs = {0};
+    expr_visit_vars(r, note_ref, &refs);
+    bool names_chain = false;
+    for (int j = 0; j < refs.cap && !names_chain; j++)
+      names_chain = refs.keys[j] && varmap_has(&chain, refs.keys[j]);
+    varmap_free(&refs);
+    if (!names_chain)
+      continue;
+    ok = r->kind == E_INDEX || r->kind == E_LEN || r->kind == E_LOGSAVE ||
+         ((r->kind == E_UPDATE || r->kind == E_VAR) && varmap_has(&chain, v)) ||
+         (r->kind == E_TUPLE && varmap_has(&init_tuples, v));
+  }
+  varmap_free(&rhs_of);
+  varmap_free(&chain);
+  varmap_free(&init_tuples);
+  return ok;
+}
+
+static const char *try_store(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **body) {
+  /* the buffers given to the step's arrays belong to its reverse, which a
+   * step that recomputes makes again: a failed attempt leaves none */
+  VarMap bufs = {0};
+  varmap_copy_into(&bufs, &s->bufs);
+  const char *why = store_step(s, x, rhs, st, body);
+  if (why) {
+    varmap_free(&s->bufs);
+    s->bufs = bufs;
+  } else {
+    varmap_free(&bufs);
+  }
+  return why;
+}
+
 static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!s->may_store || rhs->kind != E_FOLD || varmap_get(&s->no_store, x))
     return false;
-  if (s->nesting == 0 && contains_loop(rhs->body)) {
+  bool tbr = !s->tbr && s->nesting == 0 && s->store_depth == 0 &&
+             type_holds_array(rhs->args[1]->type) && carried_memory_unread(s, rhs, primal);
+  if (s->nesting == 0 && contains_loop(rhs->body) && !tbr) {
     /* the outermost loop of a nest in f's primal sweep: its steps are
      * checkpoints (the state saved, each step recomputed once in the
      * reverse sweep, where the loops inside it store), so that memory is
@@ -1595,20 +1713,27 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   StoreRev *st = arena_alloc(s->a, sizeof *st);
   ptrvec_push(s->a, &s->store_revs, st);
   Expr *body = NULL;
-  /* the buffers given to the step's arrays belong to its reverse, which a
-   * step that recomputes makes again: a failed attempt leaves none */
-  VarMap bufs = {0};
-  varmap_copy_into(&bufs, &s->bufs);
-  const char *why = store_step(s, x, rhs, st, &body);
-  if (why) {
-    varmap_free(&s->bufs);
-    s->bufs = bufs;
-  } else {
-    varmap_free(&bufs);
+  if (tbr)
+    s->tbr = true;
+  const char *why = try_store(s, x, rhs, st, &body);
+  if (tbr)
+    s->tbr = false;
+  if (tbr && why && s->tbr_conflict) {
+    /* a step's reverse reads the carried memory: the log saves it */
+    s->tbr_conflict = false;
+    if (contains_loop(rhs->body))
+      why = "it is the outermost loop of a nest (its steps are checkpoints), and its "
+            "reverse reads the arrays it carries as a step left them";
+    else {
+      st = arena_alloc(s->a, sizeof *st);
+      ptrvec_push(s->a, &s->store_revs, st);
+      why = try_store(s, x, rhs, st, &body);
+    }
   }
   if (why) {
     varmap_put(&s->stored, x, NULL);
-    varmap_put(&s->no_store, x, (void *)why);
+    if (!s->tbr_conflict) /* else the outermost loop tries again, saving */
+      varmap_put(&s->no_store, x, (void *)why);
     if (s->dump)
       fprintf(s->dump, "chad: %s: the loop at line %d recomputes its steps: %s\n", s->f->name,
               rhs->loc.line, why);
@@ -2696,9 +2821,16 @@ static void give_back_init(Rev *s, Bindings *out, Expr *init, Type *t, Expr *h) 
   }
   if (h->kind != E_TUPLE)
     return;
-  for (int j = 0; j < t->n; j++)
-    if (h->args[j])
-      give_back_init(s, out, bind(s, out, "init", ex_get(s->a, j, init)), t->elems[j], h->args[j]);
+  for (int j = 0; j < t->n; j++) {
+    if (!h->args[j])
+      continue;
+    int before = out->vars.len;
+    give_back_init(s, out, bind(s, out, "init", ex_get(s->a, j, init)), t->elems[j], h->args[j]);
+    if (out->vars.len == before + 1) { /* nothing given back: no read of the state */
+      out->vars.len--;
+      out->rhss.len--;
+    }
+  }
 }
 
 /* fold and while: a reverse fold over j = 0..n-1 (n the trip count)
