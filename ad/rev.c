@@ -169,6 +169,15 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
 static Expr *buf_of(Rev *s, Expr *atom);
 static Expr *output_producer(Rev *s, const VarMap *rhs_of, Expr *y);
 static void add_buffer(Rev *s, Bindings *out, Expr *ha, Expr *h, Expr *arr);
+/* An in-out array parameter (DESIGN 1): f_rev leaves it holding f's final
+ * values. */
+static bool is_inout_param(const Rev *s, const Var *v) {
+  for (int i = 0; i < s->f->nparams; i++)
+    if (s->f->params[i] == v)
+      return func_param_class(s->f, i) == PARAM_INOUT_ARRAY;
+  return false;
+}
+
 /* A parameter the user marked inactive (CHAD_INACTIVE): it has no buffer. */
 static bool is_inactive_param(const Rev *s, const Var *v) {
   for (int i = 0; i < s->f->nparams; i++)
@@ -1654,7 +1663,8 @@ static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal) {
       else if (r && r->kind == E_VAR)
         v = r->var;
       else {
-        ok = r && (r->kind == E_BUILD || r->kind == E_ALLOC) && v->type->kind == TY_ARRAY;
+        ok = v->type->kind == TY_ARRAY &&
+             (r ? r->kind == E_BUILD || r->kind == E_ALLOC : is_inout_param(s, v));
         break;
       }
     }

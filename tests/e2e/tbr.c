@@ -4,8 +4,9 @@
  * after a sum that read the array (lowering gives the loop its own copy),
  * two loops carrying one array (the second, whose state comes from the
  * first, saves). And where the undo log must save: a step whose reverse
- * reads the carried memory (a callee's tape holding its address), an
- * in-out parameter. Each against finite differences, duality and
+ * reads the carried memory (a callee's tape holding its address), a sum
+ * reading an in-out parameter before the nest that updates it. In-out
+ * nests save nothing, also with updates before and after them. Each against finite differences, duality and
  * accumulation. */
 #include <math.h>
 #include <stdlib.h>
@@ -128,6 +129,28 @@ void relax(double *p, const double *k, int n) {
             p[i] = p[i] + k[i] * sin(p[i - 1] - p[i]);
 }
 
+/* the in-out parameter updated before the nest (saved, restored, then
+ * made final again by f_rev) and after it */
+CHAD_DIFFERENTIABLE
+void relax_around(double *p, const double *k, int n) {
+    p[0] = p[0] * k[0] + p[n - 1];
+    for (int t = 0; t < 3; t++)
+        for (int i = 1; i < n; i++)
+            p[i] = p[i] + k[i] * sin(p[i - 1] - p[i]);
+    p[n - 1] *= cos(p[0]);
+}
+
+/* a sum reads the in-out parameter before the nest: the nest saves */
+CHAD_DIFFERENTIABLE
+void relax_read(double *p, const double *k, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += p[i] * p[i];
+    for (int t = 0; t < 3; t++)
+        for (int i = 1; i < n; i++)
+            p[i] = p[i] + s * k[i] * sin(p[i - 1]);
+}
+
 struct ctx { int n; };
 #define CN(c) (((const struct ctx *)(c))->n)
 
@@ -183,21 +206,25 @@ SCALAR_WRAPPERS(read_before, rb)
 SCALAR_WRAPPERS(two_loops, tl)
 SCALAR_WRAPPERS(tape_reads, tr)
 
-/* relax: x = (p n, k n), y = p after */
-static void re_w(const double *x, double *y, void *c) {
-    for (int i = 0; i < CN(c); i++) y[i] = x[i];
-    relax(y, x + CN(c), CN(c));
-}
-static void re_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
-    for (int i = 0; i < CN(c); i++) y[i] = x[i], dy[i] = dx[i];
-    relax_fwd(y, dy, x + CN(c), dx + CN(c), CN(c));
-}
-static void re_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
-    double pb[16];
-    for (int i = 0; i < CN(c); i++) y[i] = x[i], pb[i] = yb[i];
-    relax_rev(y, pb, x + CN(c), xb + CN(c), CN(c));
-    for (int i = 0; i < CN(c); i++) xb[i] += pb[i];
-}
+/* in-out: x = (p n, k n), y = p after */
+#define INOUT_WRAPPERS(fn, pre)                                                               \
+    static void pre##_w(const double *x, double *y, void *c) {                                 \
+        for (int i = 0; i < CN(c); i++) y[i] = x[i];                                           \
+        fn(y, x + CN(c), CN(c));                                                               \
+    }                                                                                          \
+    static void pre##_fwd(const double *x, const double *dx, double *y, double *dy, void *c) { \
+        for (int i = 0; i < CN(c); i++) y[i] = x[i], dy[i] = dx[i];                            \
+        fn##_fwd(y, dy, x + CN(c), dx + CN(c), CN(c));                                         \
+    }                                                                                          \
+    static void pre##_rev(const double *x, double *xb, double *y, const double *yb, void *c) { \
+        double pb[16];                                                                         \
+        for (int i = 0; i < CN(c); i++) y[i] = x[i], pb[i] = yb[i];                            \
+        fn##_rev(y, pb, x + CN(c), xb + CN(c), CN(c));                                         \
+        for (int i = 0; i < CN(c); i++) xb[i] += pb[i];                                        \
+    }
+INOUT_WRAPPERS(relax, re)
+INOUT_WRAPPERS(relax_around, ra)
+INOUT_WRAPPERS(relax_read, rr)
 
 int main(void) {
     char name[64];
@@ -224,6 +251,12 @@ int main(void) {
         gca_check_random(&p, 4, -1, 1);
         snprintf(name, sizeof name, "relax n=%d", c.n);
         p.nin = 2 * c.n, p.nout = c.n, p.f = re_w, p.fwd = re_fwd, p.rev = re_rev;
+        gca_check_random(&p, 4, -1, 1);
+        snprintf(name, sizeof name, "relax_around n=%d", c.n);
+        p.nin = 2 * c.n, p.nout = c.n, p.f = ra_w, p.fwd = ra_fwd, p.rev = ra_rev;
+        gca_check_random(&p, 4, -1, 1);
+        snprintf(name, sizeof name, "relax_read n=%d", c.n);
+        p.nin = 2 * c.n, p.nout = c.n, p.f = rr_w, p.fwd = rr_fwd, p.rev = rr_rev;
         gca_check_random(&p, 4, -1, 1);
     }
     return gc_summary();
