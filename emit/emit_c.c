@@ -77,6 +77,8 @@ typedef struct Em {
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   PtrVec *frees; /* arrays allocated in the current C scope */
+  PtrVec *top_frees; /* those of the function's own scope, freed at its exit */
+  PtrVec slots;  /* chad__slot variables of allocation sites in inner scopes */
   PtrVec *stack; /* arrays of the current scope in automatic storage */
   int scope_indent; /* the indent of the current scope's C block */
   long stack_bytes; /* automatic storage given to arrays so far */
@@ -1046,6 +1048,19 @@ static CVal *new_array(Em *e, Type *t, const char *base, const char *n, bool zer
     line(e, "%s%s = %s;", c_type(e->a, t), name, store);
     ptrvec_push(e->a, e->stack, (void *)name);
     e->stack_bytes += bytes;
+  } else if (e->frees != e->top_frees && e->stack) {
+    /* A site in a loop body or a branch: each array it makes is dead when
+     * its scope ends, before the site runs again, so one block serves
+     * every run (freed at the function's exit): no malloc and free per
+     * iteration. Out of a branch, the if's result gets its own copy, as
+     * for automatic storage. */
+    const char *slot = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_slot", name));
+    ptrvec_push(e->a, &e->slots, (void *)slot);
+    ptrvec_push(e->a, e->top_frees, (void *)arena_printf(e->a, "%s.p", slot));
+    line(e, "%s%s = chad__slot_get(&%s, %s, sizeof(%s), %d);", c_type(e->a, t), name, slot, n,
+         c_type(e->a, t->elem), zero);
+    line(e, "(void)%s;", name); /* a tape of a state without leaves is never read */
+    ptrvec_push(e->a, e->stack, (void *)name);
   } else {
     line(e, "%s%s = chad__alloc(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
          c_type(e->a, t->elem), zero);
@@ -2114,6 +2129,7 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   e.err = err;
   PtrVec top = {0}, top_stack = {0};
   e.frees = &top;
+  e.top_frees = &top;
   e.stack = &top_stack;
   expr_visit_vars(g->body, count_ref, &e.uses);
   for (int i = 0; i < g->nparams; i++)
@@ -2148,8 +2164,17 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
     aug_homes(&e, g, &outs);
   output_homes(&e, kind, f, g);
   find_homes(&e, g->body);
+  /* the body after the declarations of the slots it uses */
+  StrBuf body = {0};
+  e.out = &body;
   emit_block(&e, g->body, NULL);
   emit_epilogue(&e, kind, f, g, &outs);
+  e.out = out;
+  for (int i = 0; i < e.slots.len; i++)
+    line(&e, "chad__slot %s = {0};", (char *)e.slots.items[i]);
+  if (body.data)
+    sb_puts(out, body.data);
+  free(body.data);
   sb_puts(out, "}\n\n");
   free(params);
   bool ok = !e.failed;
@@ -2286,6 +2311,31 @@ static const char *runtime_text =
     "    abort();\n"
     "  }\n"
     "  return p;\n"
+    "}\n"
+    "/* The memory of the arrays one allocation site in a loop body makes:\n"
+    " * each is dead before the site runs again, so one block, grown when\n"
+    " * too small, serves every run; the function frees p at its exit. */\n"
+    "typedef struct chad__slot {\n"
+    "  void *p;\n"
+    "  long long cap;\n"
+    "} chad__slot;\n"
+    "/* malloc: the block is the one live array of its site, which lets the\n"
+    " * compiler assume what it assumes of malloc's (no other pointer reaches\n"
+    " * it), and vectorise as before */\n"
+    "static __attribute__((unused, malloc)) void *chad__slot_get(chad__slot *s, long long count,\n"
+    "                                                          __SIZE_TYPE__ size, int zero) {\n"
+    "  long long n = count > 0 ? count : 1;\n"
+    "  if (n > s->cap) {\n"
+    "    free(s->p);\n"
+    "    s->p = chad__alloc(n, size, 0);\n"
+    "    s->cap = n;\n"
+    "  }\n"
+    "  if (zero) {\n"
+    "    unsigned char *b = s->p;\n"
+    "    for (__SIZE_TYPE__ i = 0; i < (__SIZE_TYPE__)n * size; i++)\n"
+    "      b[i] = 0;\n"
+    "  }\n"
+    "  return s->p;\n"
     "}\n"
     "/* p, with room for at least `need` elements of `size` bytes: the\n"
     " * capacity *cap doubles, so n pushes cost O(n) copies in all. */\n"
