@@ -145,6 +145,8 @@ typedef struct Rev {
   bool tbr;         /* the outermost storing loop being made saves nothing
                        of the memory it carries (DESIGN 8.23) */
   bool tbr_conflict; /* ... but a step's reverse reads that memory */
+  bool outer_update; /* strip_inner_saves met an update of memory from
+                        outside the block it walks */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
   bool failed;
@@ -509,6 +511,7 @@ static bool bindings_make_arrays(const Bindings *b) {
 }
 
 static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown);
+static bool updates_stay_inside(Rev *s, Var *x, Expr *rhs);
 
 static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!type_is_active(rhs->type)) {
@@ -775,6 +778,8 @@ static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown) {
     case E_SCATTER:
     case E_VAR:
       m = made_of(s, made, rhs->kind == E_VAR ? rhs : rhs->args[0], n);
+      if (rhs->kind == E_UPDATE && m[0] != MADE_INSIDE)
+        s->outer_update = true;
       break;
     case E_GET: {
       int k = array_leaf_count(rhs->args[0]->type);
@@ -827,6 +832,21 @@ static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown) {
     bindings_push(s->a, &out, x, rhs);
   }
   return bindings_build(s->a, &out, b.result);
+}
+
+/* Does an if or a loop update only arrays it makes itself? Then nothing
+ * outside it sees its updates, and an inactive one needs no undo log. */
+static bool updates_stay_inside(Rev *s, Var *x, Expr *rhs) {
+  Bindings b = {0};
+  bindings_push(s->a, &b, x, rhs);
+  VarMap made = {0};
+  bool unknown = false, outer = s->outer_update;
+  s->outer_update = false;
+  strip_inner_saves(s, bindings_build(s->a, &b, ex_var(s->a, x)), &made, &unknown);
+  bool inside = !s->outer_update;
+  s->outer_update = outer;
+  varmap_free(&made);
+  return inside;
 }
 
 /* A nested loop carrying some of the outer loop's arrays: its state's
@@ -1834,7 +1854,7 @@ static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if ((rhs->kind == E_IF || expr_is_loop(rhs)) && expr_contains(rhs, E_UPDATE)) {
     const char *why = NULL;
-    if (!type_is_active(rhs->type))
+    if (!type_is_active(rhs->type) && !updates_stay_inside(s, x, rhs))
       why = "an update of an inactive array (integers) under a condition or in a loop "
             "cannot be differentiated in reverse mode yet";
     if (why) {

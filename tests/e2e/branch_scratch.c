@@ -3,7 +3,9 @@
  * saves in the undo log only what it overwrites in memory from outside it
  * (an in-out parameter), not the elements of the arrays it makes and frees,
  * which the reverse branch makes again. An early return in a loop makes the
- * rest of the function such a branch (gen seeds 440024, 440134). */
+ * rest of the function such a branch (gen seeds 440024, 440134). And an
+ * inactive loop that updates only scratch it makes (a callee called for a
+ * condition). */
 #include <math.h>
 #include <stdlib.h>
 #include "chad.h"
@@ -70,6 +72,32 @@ void steps_scratch(double *p, const double *x, int n) {
     }
 }
 
+/* a callee that updates its own scratch in a loop, called only for a
+ * condition (gen seed 700786): the inlined loop is inactive, and its
+ * updates touch nothing outside it, so reverse mode needs no log of them */
+CHAD_DIFFERENTIABLE
+double relaxed_norm(const double *x, int n) {
+    double *w = malloc(n * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = x[i];
+    for (int t = 0; t < 3; t++)
+        for (int i = 1; i < n; i++)
+            w[i] += 0.5 * sin(w[i - 1]);
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += w[i] * w[i];
+    free(w);
+    return s;
+}
+
+CHAD_DIFFERENTIABLE
+double choose(const double *x, int n) {
+    double a = x[0] * x[n - 1];
+    if (relaxed_norm(x, n) < 2.0 || relaxed_norm(x, n) > 6.0)
+        a = sin(a);
+    return a + relaxed_norm(x, n) * x[0];
+}
+
 struct ctx { int n; };
 #define CN(c) (((const struct ctx *)(c))->n)
 
@@ -118,6 +146,14 @@ static void ee_rev(const double *x, double *xb, double *y, const double *yb, voi
     }
 
 INOUT_WRAPPERS(cond_scratch, cs)
+
+static void ch_w(const double *x, double *y, void *c) { y[0] = choose(x, CN(c)); }
+static void ch_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = choose_fwd(x, dx, CN(c), &dy[0]);
+}
+static void ch_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = choose_rev(x, xb, CN(c), yb[0]);
+}
 INOUT_WRAPPERS(steps_scratch, ss)
 
 int main(void) {
@@ -137,6 +173,9 @@ int main(void) {
         snprintf(name, sizeof name, "cond_scratch n=%d", c.n);
         p.nin = 2 * c.n, p.nout = c.n, p.f = cs_w, p.fwd = cs_fwd, p.rev = cs_rev;
         gca_check_random(&p, 6, -2, 2);
+        snprintf(name, sizeof name, "choose n=%d", c.n);
+        p.nin = c.n, p.nout = 1, p.f = ch_w, p.fwd = ch_fwd, p.rev = ch_rev;
+        gca_check_random(&p, 4, -2, 2);
         snprintf(name, sizeof name, "steps_scratch n=%d", c.n);
         p.nin = 2 * c.n, p.nout = c.n, p.f = ss_w, p.fwd = ss_fwd, p.rev = ss_rev;
         gca_check_random(&p, 6, -2, 2);
