@@ -460,20 +460,23 @@ static inline void gca_central(const struct gca_problem *p, const double *x, con
         d[j] = (yp[j] - ym[j]) / step;
 }
 
-/* The steps tried, as fractions of fd_step: the first that agrees wins.
- * In float, cancellation noise grows as the step shrinks, and the error
- * estimate with it: at 1/64 of fd_step it is still below 1e-3 of |f| / |x|
- * (a wrong tangent is off by far more), and a function that turns within
- * the first step (sin of a cube) is resolved. */
-enum { GCA_STEPS = 3 };
-static const double gca_step_scale[GCA_STEPS] = {1, 1.0 / 8, 1.0 / 64};
+/* The steps tried, as multiples of fd_step: the first that agrees wins.
+ * Smaller steps resolve a function that turns within the first step (sin
+ * of a cube); in float, cancellation noise grows as the step shrinks, and
+ * the error estimate with it: at 1/64 of fd_step it is still below 1e-3 of
+ * |f| / |x| (a wrong tangent is off by far more). A larger step beats
+ * float's rounding where f is flat between nearby floats (tanhf near
+ * saturation) or a coordinate is small (the step is fd_step times
+ * fd_floor there). */
+enum { GCA_STEPS = 4 };
+static const double gca_step_scale[GCA_STEPS] = {1, 1.0 / 8, 1.0 / 64, 8};
 static inline int gca_steps(const struct gca_problem *p) { (void)p; return GCA_STEPS; }
 
-/* The FD error estimate a check at step k allows. At a smaller step it is
- * at most a tenth of the derivative: a retry resolves a function that
- * turns fast, and never passes a tangent off by more than that. */
+/* The FD error estimate a check at step k allows. At another step it is
+ * at most 2 % of the derivative: a retry resolves a function that turns
+ * fast or rounds coarsely, and never passes a tangent off by more. */
 static inline double gca_retry_estimate(int k, double estimate, double size) {
-    return k == 0 ? estimate : fmin(estimate, 0.1 * size);
+    return k == 0 ? estimate : fmin(estimate, 0.02 * size);
 }
 
 /* Richardson-extrapolated central differences (see gc_fd), and in e[j] an
