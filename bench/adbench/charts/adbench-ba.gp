@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 8.6353
-1 8.78243
-2 8.29068
-3 8.39186
+0 8.23851
+1 8.35833
+2 8.24166
+3 8.19803
 EOD
 $tool1 << EOD
-0 217.971
-1 218.481
-2 210.502
-3 209.739
+0 228.917
+1 229.326
+2 201.43
+3 212.62
 EOD
 $tool2 << EOD
-0 45.1479
-1 43.8814
-2 44.8014
-3 43.3868
+0 46.089
+1 44.6969
+2 44.2997
+3 43.5413
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"

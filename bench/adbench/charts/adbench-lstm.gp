@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 3.9935
-1 4.24432
-2 4.04241
-3 4.03926
-4 4.03614
+0 3.90915
+1 4.10614
+2 3.88709
+3 4.03763
+4 3.8859
 EOD
 $tool1 << EOD
-0 5.66342
-1 5.80818
-2 5.89622
-3 10.8345
-4 10.7569
+0 5.67889
+1 5.79888
+2 5.55905
+3 11.1783
+4 11.1443
 EOD
 $tool2 << EOD
-0 525.05
-1 547.278
-2 983.746
-3 521.949
+0 528.986
+1 544.559
+2 987.224
+3 553.948
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
