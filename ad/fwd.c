@@ -104,8 +104,11 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   PtrVec args = {0};
   for (int i = 0; i < rhs->nargs; i++) {
     ptrvec_push(s->a, &args, rhs->args[i]);
+    /* an array a custom g writes gets a tangent array of its own, bound
+     * before the call consumes both (its length is the primal's) */
     if (func_param_active(g, i))
-      ptrvec_push(s->a, &args, tangent_value(s, rhs->args[i]));
+      ptrvec_push(s->a, &args, func_param_written(g, i) ? state_tangent(s, out, rhs->args[i])
+                                                        : tangent_value(s, rhs->args[i]));
   }
   Expr *call = ex_call(s->a, ad_name(s->m, g->name, "fwd"), args.len,
                        (Expr **)args.items);

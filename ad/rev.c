@@ -147,6 +147,10 @@ typedef struct Rev {
   bool tbr_conflict; /* ... but a step's reverse reads that memory */
   bool outer_update; /* strip_inner_saves met an update of memory from
                         outside the block it walks */
+  VarMap custom_in; /* Var bound by a call of a custom g that writes arrays
+                       -> Expr*[nparams]: per written parameter, the copy of
+                       the in-out array as the call read it, or the length
+                       of the output (DESIGN 8.25) */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
   bool failed;
@@ -261,8 +265,40 @@ static const char *bname(Rev *s, Var *x) {
 
 /* ------------------------------------------------------------ primal sweep */
 
+/* Is rhs a call of a CHAD_CUSTOM g that writes arrays (DESIGN 8.25)? */
+static Func *custom_writer(Rev *s, const Expr *rhs) {
+  Func *g = rhs->kind == E_CALL ? module_find(s->m, rhs->name) : NULL;
+  return g && g->is_custom && func_num_outputs(g) ? g : NULL;
+}
+
+/* The primal of a custom call that writes arrays: the arrays it writes
+ * are fresh (lowering copies slices in and stores them back after), so it
+ * saves nothing in the undo log; g_rev, in the reverse sweep, wants an
+ * in-out array as the call read it: a copy, taken here. */
+static void primal_custom_writer(Rev *s, Var *x, Func *g, Expr *rhs, Bindings *primal) {
+  Expr **in = arena_alloc(s->a, sizeof(Expr *) * (size_t)g->nparams);
+  for (int i = 0; i < g->nparams; i++) {
+    if (!func_param_written(g, i) || !func_param_active(g, i))
+      continue;
+    Expr *arr = rhs->args[i];
+    if (func_param_class(g, i) == PARAM_INOUT_ARRAY) {
+      Var *j = var_new(s->a, nameset_fresh(s->names, s->a, "j"), ty_int());
+      Expr *copy = ex_build(s->a, ex_len(s->a, arr), j, ex_index(s->a, arr, ex_var(s->a, j)));
+      in[i] = bind(s, primal, arena_printf(s->a, "%s_in", g->name), copy);
+    } else {
+      in[i] = bind(s, primal, arena_printf(s->a, "%s_len", g->name), ex_len(s->a, arr));
+    }
+  }
+  varmap_put(&s->custom_in, x, in);
+  bindings_push(s->a, primal, x, rhs);
+}
+
 static void primal_call(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   Func *g = module_find(s->m, rhs->name);
+  if (g && custom_writer(s, rhs)) {
+    primal_custom_writer(s, x, g, rhs, primal);
+    return;
+  }
   /* a custom callee has no halves: the primal sweep wants its value, and
    * the reverse sweep calls g_rev (backprop_custom) */
   if (!g || !type_is_active(rhs->type) || g->is_custom) {
@@ -1966,6 +2002,79 @@ static void backprop_custom(Rev *s, Func *g, Expr *rhs, Expr *ct, Bindings *out)
     }
 }
 
+/* The reverse of `x = call g(...)`, g a custom function that writes
+ * arrays: g_rev gets the in-out arrays as the call read them (their
+ * copies) and scratch for the outputs it recomputes, each followed by the
+ * buffer of the fresh array the call wrote, whose seed it reads (an
+ * output: the zeros lowering passed for it have no cotangent to receive)
+ * or consumes and replaces by the adjoint of the values the call read
+ * (in-out). `ret_ct` is the C return value's cotangent, or NULL (none, or
+ * zero). */
+static void backprop_custom_writer(Rev *s, Var *x, Func *g, Expr *rhs, Expr *ret_ct,
+                                   Bindings *out) {
+  ad_declare_custom(s->m, g);
+  Func *grev = module_find(s->m, ad_name(s->m, g->name, "rev"));
+  Expr **in = varmap_get(&s->custom_in, x);
+  if (!in)
+    return; /* its primal failed with a message */
+  PtrVec args = {0};
+  for (int i = 0; i < g->nparams; i++) {
+    if (!func_param_active(g, i) || func_param_class(g, i) == PARAM_ACTIVE_SCALAR) {
+      ptrvec_push(s->a, &args, rhs->args[i]);
+      continue;
+    }
+    if (!func_param_written(g, i)) {
+      ptrvec_push(s->a, &args, rhs->args[i]);
+      Expr *h = callee_buffer(s, g, i, rhs);
+      if (!h)
+        return;
+      ptrvec_push(s->a, &args, h);
+      continue;
+    }
+    Expr *h = buf_of(s, rhs->args[i]);
+    if (!h || h->kind != E_VAR) {
+      fail(s, rhs->loc, "internal error: an array a custom function writes has no buffer");
+      return;
+    }
+    bool inout = func_param_class(g, i) == PARAM_INOUT_ARRAY;
+    ptrvec_push(s->a, &args, inout ? in[i]
+                                   : bind(s, out, arena_printf(s->a, "%s_out", g->name),
+                                          ex_alloc(s->a, rhs->args[i]->type, in[i])));
+    ptrvec_push(s->a, &args, h);
+  }
+  Type *cret = g->ret->elems[0];
+  if (type_is_float(cret))
+    ptrvec_push(s->a, &args, ret_ct ? bind(s, out, arena_printf(s->a, "%s_ct", g->name), ret_ct)
+                                    : ex_const(s->a, cret, 0));
+  Expr *call = ex_call(s->a, grev->name, args.len, (Expr **)args.items);
+  call->type = grev->ret;
+  call->loc = rhs->loc;
+  Expr *c = bind(s, out, arena_printf(s->a, "%s_rev", g->name), call);
+  Expr *cts = ex_get(s->a, 1, c);
+  cts->type = grev->ret->elems[1];
+  cts = bind(s, out, arena_printf(s->a, "%s_b", g->name), cts);
+  for (int i = 0, k = 0; i < g->nparams; i++)
+    if (func_param_class(g, i) == PARAM_ACTIVE_SCALAR) {
+      Expr *ci = ex_get(s->a, k++, cts);
+      ci->type = type_tangent(s->a, g->params[i]->type);
+      add_contrib(s, rhs->args[i], -1, ci);
+    }
+}
+
+/* The cotangent of the C return value of a custom call that writes
+ * arrays (field 0 of its result), from x's contributions, or NULL. */
+static Expr *custom_ret_ct(Rev *s, Var *x) {
+  Expr *ct = NULL;
+  for (Contrib *c = take_contribs(s, x); c; c = c->next) {
+    Expr *part = c->field < 0 ? ex_get(s->a, 0, c->ct) : c->field == 0 ? c->ct : NULL;
+    if (part && c->field < 0)
+      part->type = x->type->elems[0];
+    if (part)
+      ct = plus_into(s, ct, part);
+  }
+  return ct;
+}
+
 static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
   Func *custom = module_find(s->m, rhs->name);
   if (custom && custom->is_custom) {
@@ -2537,6 +2646,38 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
           varmap_put(&s->bufs, x, ex_lin(s->a, E_TUPLE, x->type->n, parts));
         }
         break;
+      case E_CALL: {
+        Func *g = custom_writer(s, rhs);
+        if (!g) {
+          fail(s, rhs->loc, array_producer_message(s, rhs));
+          varmap_free(&fresh);
+          varmap_free(&rhs_of);
+          return;
+        }
+        /* each array it writes is a version of the fresh array it
+         * consumes: one buffer for both (DESIGN 8.25) */
+        Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)x->type->n);
+        for (int p = 0, j = 1; p < g->nparams; p++) {
+          if (!func_param_written(g, p))
+            continue;
+          Expr *field = ex_get(s->a, j, ex_var(s->a, x));
+          field->type = x->type->elems[j];
+          Expr *h = shared_buf(s, &rhs_of, rhs->args[p]);
+          for (int q = i + 1; q < b->vars.len && !h; q++) { /* a scatter gave its own */
+            Expr *r = b->rhss.items[q];
+            if (r->kind == E_GET && r->index == j && r->args[0]->kind == E_VAR &&
+                r->args[0]->var == x)
+              h = varmap_get(&s->bufs, (Var *)b->vars.items[q]);
+          }
+          if (!h)
+            h = alloc_like(s, reverse, field, bname(s, x));
+          if (rhs->args[p]->kind == E_VAR)
+            share_with_versions(s, &fresh, &rhs_of, rhs->args[p]->var, h);
+          parts[j++] = h;
+        }
+        varmap_put(&s->bufs, x, ex_lin(s->a, E_TUPLE, x->type->n, parts));
+        break;
+      }
       case E_TABLE:
         break; /* a constant: no cotangent, so its reads add nowhere */
       case E_VIEW:
@@ -3179,6 +3320,12 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
         backprop_fold(s, x, arhs, ct_x, reverse);
       continue;
     }
+    if (custom_writer(s, arhs)) {
+      /* the cotangents of the arrays it wrote are in their buffers */
+      Expr *ret_ct = type_is_float(x->type->elems[0]) ? custom_ret_ct(s, x) : NULL;
+      backprop_custom_writer(s, x, custom_writer(s, arhs), arhs, ret_ct, reverse);
+      continue;
+    }
     if (x->type->kind == TY_ARRAY || (arhs->kind == E_BUILD && has_active_array(x->type))) {
       /* array cotangents live in buffers, filled in place by now */
       if (arhs->kind == E_BUILD)
@@ -3452,6 +3599,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.if_rev);
   varmap_free(&s.if_seeds);
   varmap_free(&s.bufs);
+  varmap_free(&s.custom_in);
   varmap_free(&s.fold_tape);
   varmap_free(&s.while_count);
   varmap_free(&s.uses);

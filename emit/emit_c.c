@@ -612,19 +612,83 @@ static void emit_custom_rev(Em *e, Var *x, Expr *rhs, const Func *grev) {
       ct->elems[j] = cv_scalar(e, cts->elems[j], n);
       j++;
       sb_printf(&b, ", &%s", n);
-    } else if (func_param_class(g, i) == PARAM_IN_ARRAY && func_param_active(g, i)) {
+    } else if (func_param_active(g, i)) { /* an array: its buffer */
       sb_printf(&b, ", %s", operand_text(e, rhs->args[k++]));
     }
   }
-  if (!g || k != grev->nparams - 1 || j != cts->n) {
+  Type *cret = rhs->type->elems[0];
+  int seed = type_is_float(cret);
+  if (!g || k != grev->nparams - seed || j != cts->n) {
     em_fail(e, "call of a custom derivative that does not match its function");
     free(b.data);
     return;
   }
-  sb_printf(&b, "%s%s", k ? ", " : "", operand_text(e, rhs->args[k]));
-  line(e, "(void)%s(%s);", cname, b.data);
+  if (seed)
+    sb_printf(&b, "%s%s", k ? ", " : "", operand_text(e, rhs->args[k]));
+  line(e, "%s%s(%s);", cret->kind == TY_TUPLE ? "" : "(void)", cname, b.data ? b.data : "");
   varmap_put(&e->vals, x, res);
   free(b.data);
+}
+
+/* A plain tuple CVal of type t, its fields to be filled. */
+static CVal *cv_tuple(Em *e, Type *t) {
+  CVal *v = cv_scalar(e, t, NULL);
+  v->n = t->n;
+  v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
+  return v;
+}
+
+/* A call of a CHAD_CUSTOM g that writes arrays (DESIGN 8.25), or of its
+ * g_fwd: the arrays it writes are fresh arrays among its arguments, which
+ * it fills in place, so the result's array fields are those arguments.
+ * The C return value R (a float, an integer, or nothing) is a local; g_fwd
+ * writes R's tangent through d_ret when R is floating. The result is
+ * (R, Y...) for g, ((R, Y...), ([dR,] dY...)) for g_fwd. */
+static void emit_custom_writer(Em *e, Var *x, Expr *rhs, const Func *g, bool fwd) {
+  Type *t = fwd ? rhs->type->elems[0] : rhs->type;
+  Type *cret = t->elems[0];
+  CVal *val = cv_tuple(e, t), *tan = fwd ? cv_tuple(e, rhs->type->elems[1]) : NULL;
+  StrBuf b = {0};
+  int k = 0, out = 1, dout = 0;
+  const char *dret = NULL;
+  if (fwd && type_is_float(cret)) {
+    dret = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_dret", name_of(e, x)));
+    line(e, "%s %s;", c_type(e->a, cret), dret);
+    tan->elems[dout++] = cv_scalar(e, cret, dret);
+  }
+  for (int i = 0; i < g->nparams; i++) {
+    CVal *arg = cval_of(e, rhs->args[k++]);
+    sb_printf(&b, "%s%s", i ? ", " : "", arg->expr);
+    if (func_param_written(g, i))
+      val->elems[out++] = arg;
+    if (!fwd || !func_param_active(g, i))
+      continue;
+    CVal *d = cval_of(e, rhs->args[k++]);
+    sb_printf(&b, ", %s", d->expr);
+    if (func_param_written(g, i))
+      tan->elems[dout++] = d;
+  }
+  if (dret)
+    sb_printf(&b, "%s&%s", k ? ", " : "", dret);
+  const char *cname = c_name_of(e->a, rhs->name);
+  if (cret->kind == TY_TUPLE) {
+    line(e, "%s(%s);", cname, b.data ? b.data : "");
+    val->elems[0] = cv_tuple(e, cret);
+  } else {
+    const char *r = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_r", name_of(e, x)));
+    line(e, "const %s %s = %s(%s);", c_type(e->a, cret), r, cname, b.data ? b.data : "");
+    line(e, "(void)%s;", r);
+    val->elems[0] = cv_scalar(e, cret, r);
+  }
+  free(b.data);
+  if (!fwd) {
+    varmap_put(&e->vals, x, val);
+    return;
+  }
+  CVal *pair = cv_tuple(e, rhs->type);
+  pair->elems[0] = val;
+  pair->elems[1] = tan;
+  varmap_put(&e->vals, x, pair);
 }
 
 static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
@@ -632,6 +696,20 @@ static void emit_call(Em *e, Var *x, Expr *rhs, Expr *rest) {
   StrBuf b = {0};
   bool first = true;
   const Func *callee = module_find(e->m, rhs->name);
+  if (callee && callee->is_custom && func_num_outputs(callee) &&
+      !ends_with(rhs->name, "$fwd") && !ends_with(rhs->name, "$rev")) {
+    emit_custom_writer(e, x, rhs, callee, false);
+    return;
+  }
+  if (callee && callee->is_custom && ends_with(rhs->name, "$fwd")) {
+    const Func *g = module_find(e->m, arena_printf(e->a, "%.*s",
+                                                   (int)(strlen(rhs->name) - strlen("$fwd")),
+                                                   rhs->name));
+    if (g && func_num_outputs(g)) {
+      emit_custom_writer(e, x, rhs, g, true);
+      return;
+    }
+  }
   if (callee && callee->is_custom && ends_with(rhs->name, "$rev")) {
     emit_custom_rev(e, x, rhs, callee);
     return;

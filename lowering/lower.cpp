@@ -672,7 +672,7 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
     if (const VarDecl *d = memoryWriteTarget(c)) // memset, memcpy, memmove
       addJoined({d, kWhole}, env, out);
     const FunctionDecl *callee = c->getDirectCallee();
-    if (callee && isDifferentiable(callee) && calleeWritesArrays(callee))
+    if (callee && (isDifferentiable(callee) || isCustom(callee)) && calleeWritesArrays(callee))
       for (unsigned i = 0; i < c->getNumArgs() && i < callee->getNumParams(); i++) {
         ParamClass cls;
         Type *t = nullptr;
@@ -684,6 +684,8 @@ void Lowerer::collectAssigned(const Stmt *s, const Env &env,
             addJoined({a, kBlock0 - (int)q}, env, out);
           continue;
         }
+        if (!a) // a view: the call writes into the array it views
+          a = viewBase(c->getArg(i));
         if (a && classifyParam(callee->getParamDecl(i), cls, t, problem) &&
             (cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY)) // the arrays it writes
           addJoined({a, kWhole}, env, out);
@@ -803,7 +805,7 @@ Expr *Lowerer::lowerRootEffect(const CExpr *e, const Rest *next, Env env,
   if (target) {
     Place place = scalarTarget(target);
     std::vector<Binding> effects;
-    if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == clang::BO_Assign)
+    if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
       lowerEffects(b->getRHS(), env, effects); // a call that writes arrays
     Expr *old = nullptr;
     Expr *value = effectValue(e, place, env, old);

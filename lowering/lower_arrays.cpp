@@ -126,6 +126,8 @@ static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth) 
 
 static bool isInOutParam(const clang::ParmVarDecl *p, int depth) {
   const auto *f = dyn_cast<FunctionDecl>(p->getDeclContext());
+  if (f && isCustom(f)) // the user's g_rev says, by its seed's const
+    return customParamInOut(f, p->getFunctionScopeIndex());
   const FunctionDecl *def = f ? f->getDefinition() : nullptr;
   if (!def || p->getFunctionScopeIndex() >= def->getNumParams())
     return false; // not seen yet: an output until its body says otherwise
@@ -1141,7 +1143,8 @@ const CallExpr *Lowerer::effectCallIn(const CExpr *e) {
   if (!call)
     return nullptr;
   const FunctionDecl *callee = call->getDirectCallee();
-  if (!callee || !isDifferentiable(callee) || !calleeWritesArrays(callee))
+  if (!callee || !(isDifferentiable(callee) || isCustom(callee)) ||
+      !calleeWritesArrays(callee))
     return nullptr;
   return call;
 }
@@ -1236,6 +1239,13 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
   SourceLocation loc = c->getBeginLoc();
   const FunctionDecl *callee = c->getDirectCallee();
   std::string name = callee->getNameAsString();
+  // A CHAD_CUSTOM callee has no body to inline: each array it writes goes
+  // in as a fresh array of its declared length (a copy of the slice for
+  // in-out, zeros for an output) and is stored back after the call, so
+  // that the call never writes the caller's memory itself (DESIGN 8.25).
+  bool custom = isCustom(callee);
+  if (custom)
+    registerCustom(c, callee);
   if (!callee->getType()->getAs<clang::FunctionProtoType>())
     fail(loc, "call to '" + name + "' which has no prototype");
   Type *ret = resultType(callee, true);
@@ -1259,7 +1269,10 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     classifyParam(p, cls, t, problem);
     bool slice = viewBase(a) && !arrayDecl(a) &&
                  (!wholeArrayArg(a) || writtenViewElsewhere(c, i - 1));
-    if (cls == PARAM_INOUT_ARRAY && slice) {
+    if (custom && cls == PARAM_OUT_ARRAY && (slice || (wholeArrayArg(a) && viewBase(a) &&
+                                                       isWhole(viewBase(a), env))))
+      slice = true; // an output the caller has whole: stored back over it
+    if (cls == PARAM_INOUT_ARRAY && (slice || custom)) {
       sliceArgument(c, i - 1, a, true, env, out, args, outs, slices);
       continue;
     }
@@ -1308,7 +1321,8 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
                                     "' twice, once as an output array; aliasing is not "
                                     "supported");
       passed.push_back({d, true});
-      args.push_back(emptyArray(arrays.at(d).elem));
+      args.push_back(custom ? customOutput(c, i - 1, arrays.at(d).elem, env)
+                            : emptyArray(arrays.at(d).elem));
       outs.push_back(d);
       blocks[d] = {blockAt, width};
       continue;
@@ -1350,8 +1364,9 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
                                   name + "': writing through a pointer into an array is not "
                                   "supported yet");
       const ArrayVal &cur = env.arrays.at(d);
-      args.push_back(cur.value ? mkVar(cur.value, loc)
-                               : emptyArray(arrays.at(d).elem));
+      args.push_back(custom      ? customOutput(c, i - 1, arrays.at(d).elem, env)
+                     : cur.value ? mkVar(cur.value, loc)
+                                 : emptyArray(arrays.at(d).elem));
       outs.push_back(d);
     } else {
       args.push_back(arrayValue(d, a->getExprLoc(), env, "passes"));
@@ -1359,7 +1374,8 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     }
   }
   checkSlices(c, slices, readOnly, passed);
-  noteCallee(callee, loc);
+  if (!custom)
+    noteCallee(callee, loc);
   Expr *call = ex_call(arena, name.c_str(), (int)args.size(), args.data());
   call->type = ret;
   Var *r = var_new(arena, ("call_" + name).c_str(), ret);

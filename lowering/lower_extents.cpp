@@ -13,6 +13,7 @@
 // (`i + b` is where the second starts); an input view of the same array
 // must be disjoint too, or read by the callee only before it writes
 // anything (then the copy taken before the call is what C reads).
+#include "lowering/differentiable.h"
 #include "lowering/lowerer.h"
 
 namespace chad {
@@ -192,6 +193,12 @@ Expr *Lowerer::calleeIntExpr(const CExpr *e, const CallExpr *call, const Env &en
 Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, Expr **plain) {
   const FunctionDecl *def = nullptr;
   const FunctionDecl *callee = call->getDirectCallee();
+  if (callee && isCustom(callee)) { // its declared length
+    Expr *ext = customExtent(call, param, env);
+    if (plain)
+      *plain = ext ? dup(arena, ext) : nullptr;
+    return ext;
+  }
   if (!callee || !callee->hasBody(def) || !def || param >= def->getNumParams())
     return nullptr;
   std::vector<std::pair<const CExpr *, long long>> bounds;
@@ -268,6 +275,19 @@ bool Lowerer::writesParam(const Stmt *s, const clang::ParmVarDecl *p) {
   return false;
 }
 
+// The fresh array a CHAD_CUSTOM callee writes its output parameter
+// `param` into: zeros of its declared length.
+Expr *Lowerer::customOutput(const CallExpr *call, unsigned param, Type *elem, const Env &env) {
+  SourceLocation loc = call->getArg(param)->getExprLoc();
+  Expr *n = customExtent(call, param, env);
+  if (!n)
+    fail(loc, "the length of parameter '" +
+                  call->getDirectCallee()->getParamDecl(param)->getNameAsString() + "' of '" +
+                  call->getDirectCallee()->getNameAsString() + "' is not an integer expression "
+                  "of its parameters chad can follow (+, -, * of parameters and constants)");
+  return at(ex_alloc(arena, ty_array(arena, elem), n), loc);
+}
+
 // Stores r (the callee's new slice) into d at offset `off`, element by
 // element: d's next value in env.
 void Lowerer::storeSlice(const VarDecl *d, Expr *off, Var *r, Env &env,
@@ -342,6 +362,8 @@ void Lowerer::sliceArgument(const CallExpr *call, unsigned param, const CExpr *a
                  loc);
     e->type = arrays.at(d).elem;
     args.push_back(at(ex_build(arena, dup(arena, ext), j, e), loc));
+  } else if (isCustom(callee)) {
+    args.push_back(customOutput(call, param, arrays.at(d).elem, env));
   } else {
     args.push_back(emptyArray(arrays.at(d).elem));
   }
@@ -381,8 +403,9 @@ void Lowerer::checkSlices(const CallExpr *call, const std::vector<Slice> &slices
         fail(s.arg->getExprLoc(),
              "'" + s.base->getNameAsString() + "' is passed to '" + name + "' at the view '" +
                  text(s.arg) + "', which it writes, and also read through parameter '" +
-                 def->getParamDecl(q)->getNameAsString() + "', which '" + name +
-                 "' reads after writing; aliasing is not supported");
+                 call->getDirectCallee()->getParamDecl(q)->getNameAsString() + "', which '" +
+                 name + "' " + (def ? "reads after writing" : "may read after writing (a "
+                 "CHAD_CUSTOM function: chad cannot see)") + "; aliasing is not supported");
   }
 }
 

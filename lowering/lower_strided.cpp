@@ -28,6 +28,7 @@
 // reads in the loop, and a loop from 0 by 1; each site resolves to the place
 // {y, kBlock0 - c}, and stridedTarget binds y to the whole written array of
 // length m * trip.
+#include "lowering/differentiable.h"
 #include "lowering/lowerer.h"
 
 namespace chad {
@@ -258,7 +259,14 @@ void Lowerer::scanCallOutputs(const CallExpr *call,
     const VarDecl *base = viewOffset(a, parts);
     if (!base || base != d || !env.arrays.count(d))
       fail(a->getExprLoc(), refused);
-    long long width = cls == PARAM_OUT_ARRAY ? fixedOutputLength(callee, i) : -1;
+    long long width = -1;
+    if (cls == PARAM_OUT_ARRAY && isCustom(callee)) { // its declared length, if constant
+      Expr *n = customExtent(call, i, env);
+      if (!n || !intConst(n, width))
+        width = -1;
+    } else if (cls == PARAM_OUT_ARRAY) {
+      width = fixedOutputLength(callee, i);
+    }
     if (width <= 0) { // a slice of the array, carried whole (lower_extents.cpp)
       site.wholeCall = true;
       sc.sites[d].push_back(site);

@@ -408,6 +408,13 @@ private:
 // Is v a local pointer initialised by malloc, calloc or realloc (scratch)?
 bool isAllocatedPointer(const clang::VarDecl *v);
 
+// Is the non-const floating pointer parameter i of CHAD_CUSTOM g in-out?
+// The user says so by g_rev's seed for it (DESIGN.md section 1): `T *p_b`
+// (consumed, then the adjoint of p's initial values) for in-out, `const T
+// *y_b` for an output g overwrites. An output when g_rev is not declared
+// (the call then reports the missing declaration).
+bool customParamInOut(const clang::FunctionDecl *g, unsigned i);
+
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
 bool containsLoopExit(const Stmt *s, bool breaksOnly);
@@ -637,6 +644,9 @@ public:
   Expr *lowerCustomCall(const CallExpr *c, const FunctionDecl *callee,
                         const Env &env);
   Signature customSignature(const FunctionDecl *g, SourceLocation callLoc);
+  void registerCustom(const CallExpr *c, const FunctionDecl *callee);
+  Expr *customExtent(const CallExpr *call, unsigned param, const Env &env);
+  Expr *customOutput(const CallExpr *call, unsigned param, Type *elem, const Env &env);
   void checkCustomDerivative(const FunctionDecl *g, const Signature &sig,
                              bool reverse, SourceLocation callLoc);
   void effectCall(const CallExpr *c, Env &env, std::vector<Binding> &out);
