@@ -3512,15 +3512,6 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
                  FILE *dump, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err,
            .may_store = may_store, .dump = dump};
-  for (int i = 0; i < f->nparams; i++)
-    if (func_param_class(f, i) == PARAM_INOUT_ARRAY && func_param_active(f, i) &&
-        strncmp(f->name, "chad__flat_", 11) == 0) {
-      /* f_rev makes an in-out array final by running f again: a struct's
-       * field has no f to run */
-      diag_set(err, f->loc, "in-out array field '%s' (read before it is overwritten) cannot "
-               "be differentiated in reverse mode yet", f->params[i]->name);
-      return NULL;
-    }
   Func copied = *f;
   copied.body = copy_updated_outputs(&s, f);
   f = &copied;

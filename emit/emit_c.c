@@ -2067,6 +2067,16 @@ static void rerun_for_inout(Em *e, const Func *f, Func *g) {
       line(e, "chad__log_redo(&%s);", e->log);
     return;
   }
+  if (strncmp(f->name, "chad__flat_", 11) == 0) {
+    /* a struct's function is flattened: there is no f of these
+     * parameters to run again */
+    if (!e->failed)
+      diag_set(e->err, f->loc, "an in-out array field that the code chooses under a condition "
+                               "or permutes in a loop cannot be differentiated in reverse mode "
+                               "yet");
+    e->failed = true;
+    return;
+  }
   StrBuf b = {0};
   for (int i = 0, gi = 0; i < f->nparams; i++) {
     ParamClass cls = func_param_class(f, i);
