@@ -235,16 +235,7 @@ void AliasRewrite::collect(const Stmt *s) {
   if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf)
     if (const clang::VarDecl *v = refDecl(u->getSubExpr()))
       refused.insert(v);
-  // writes through a pointer: an element assigned, or the pointer passed
-  // to a parameter that is not a pointer to const
-  const CExpr *target = nullptr;
-  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
-    target = b->getLHS();
-  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
-    target = u->getSubExpr();
-  if (const auto *a = target ? dyn_cast<ArraySubscriptExpr>(target->IgnoreParens()) : nullptr)
-    if (const clang::VarDecl *v = baseOf(a->getBase()))
-      written.insert(v);
+  // the pointer passed to a parameter that is not a pointer to const
   if (const auto *c = dyn_cast<CallExpr>(s)) {
     const FunctionDecl *callee = c->getDirectCallee();
     for (unsigned i = 0; i < c->getNumArgs(); i++) {
@@ -254,7 +245,7 @@ void AliasRewrite::collect(const Stmt *s) {
                       callee->getParamDecl(i)->getType()->isPointerType() &&
                       callee->getParamDecl(i)->getType()->getPointeeType().isConstQualified();
       if (v && !readOnly)
-        written.insert(v);
+        passedOut.insert(v);
     }
   }
   for (const Stmt *c : s->children())
@@ -294,6 +285,30 @@ void AliasRewrite::resolve() {
   QualType diff = ctx.getPointerDiffType();
   for (auto &[v, values] : defs)
     root(v);
+  // A cycle is skipped above (`p = p + 1` keeps p's root), which is right
+  // only if the cycle keeps one root: after `t = nxt; nxt = cur; cur = t;`
+  // nxt may hold cur's. So a pointer is an alias only when every value it
+  // is given starts from its root or from an alias of it, to a fixpoint.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[v, values] : defs) {
+      auto it = rootOf.find(v);
+      if (it == rootOf.end() || !it->second)
+        continue;
+      for (const CExpr *e : values) {
+        const clang::VarDecl *b = baseOf(e);
+        if (b == v)
+          continue;
+        auto rb = b && !isRoot(b) ? rootOf.find(b) : rootOf.end();
+        const clang::VarDecl *r = !b ? nullptr : isRoot(b) ? b : rb != rootOf.end() ? rb->second : nullptr;
+        if (r != it->second) {
+          it->second = nullptr;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
   for (auto &[v, values] : defs) {
     const clang::VarDecl *r = root(v);
     if (!r)
@@ -308,27 +323,51 @@ void AliasRewrite::resolve() {
   resolveChoices(rootOf);
 }
 
-// Pointers only read through whose values are views of several roots (each
-// directly, or through a pointer of one root): an index saying which root,
-// and the offset into it.
+// Pointers whose values are views of several roots (each directly, or
+// through a pointer of one root), or of one another (`t = a; a = b; b =
+// t;`, double buffering): an index saying which root, and the offset into
+// it. Pointers assigned one to another form a group that shares its roots,
+// in one order, so that `p = q` copies q's index. Elements written through
+// them become a choice of writes (chooseWrite); a pointer passed to a
+// parameter that writes is not one (the callee would write a choice).
 void AliasRewrite::resolveChoices(
     const std::map<const clang::VarDecl *, const clang::VarDecl *> &rootOf) {
   QualType diff = ctx.getPointerDiffType();
-  for (auto &[v, values] : defs) {
-    if (aliases.count(v) || refused.count(v) || written.count(v) || values.empty())
-      continue;
-    std::vector<const clang::VarDecl *> roots;
-    bool ok = true;
-    for (const CExpr *e : values) {
+  std::vector<const clang::VarDecl *> cand;
+  for (auto &[v, values] : defs)
+    if (!aliases.count(v) && !refused.count(v) && !passedOut.count(v) && !values.empty())
+      cand.push_back(v);
+  auto isCand = [&](const clang::VarDecl *v) {
+    return std::find(cand.begin(), cand.end(), v) != cand.end();
+  };
+  std::map<const clang::VarDecl *, const clang::VarDecl *> parent;
+  std::function<const clang::VarDecl *(const clang::VarDecl *)> find =
+      [&](const clang::VarDecl *v) -> const clang::VarDecl * {
+    return parent[v] == v ? v : parent[v] = find(parent[v]);
+  };
+  for (const clang::VarDecl *v : cand)
+    parent[v] = v;
+  for (const clang::VarDecl *v : cand)
+    for (const CExpr *e : defs[v])
+      if (const clang::VarDecl *b = baseOf(e); b && b != v && isCand(b))
+        parent[find(v)] = find(b);
+  std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>> groupRoots;
+  std::set<const clang::VarDecl *> bad;
+  for (const clang::VarDecl *v : cand)
+    for (const CExpr *e : defs[v]) {
       const clang::VarDecl *b = baseOf(e);
-      if (b == v)
+      if (b == v || (b && isCand(b)))
         continue;
       const clang::VarDecl *r = !b ? nullptr : isRoot(b) ? b : aliases.count(b) && aliases.at(b).roots.empty() ? aliases.at(b).root : nullptr;
-      ok = ok && r;
-      if (r && std::find(roots.begin(), roots.end(), r) == roots.end())
+      std::vector<const clang::VarDecl *> &roots = groupRoots[find(v)];
+      if (!r)
+        bad.insert(find(v));
+      else if (std::find(roots.begin(), roots.end(), r) == roots.end())
         roots.push_back(r);
     }
-    if (!ok || roots.size() < 2)
+  for (const clang::VarDecl *v : cand) {
+    const std::vector<const clang::VarDecl *> &roots = groupRoots[find(v)];
+    if (bad.count(find(v)) || roots.size() < 2)
       continue;
     auto make = [&](const std::string &name, QualType t) {
       return clang::VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd), v->getBeginLoc(),
@@ -344,6 +383,86 @@ void AliasRewrite::resolveChoices(
     aliases[v] = a;
   }
   (void)rootOf;
+}
+
+// The pointer of several roots whose rewritten value e starts from (`q`,
+// `q + k`, `&q[k]`), or null.
+const clang::VarDecl *AliasRewrite::choiceSource(const CExpr *e) const {
+  const CExpr *x = e->IgnoreParenImpCasts();
+  while (true) {
+    if (auto it = choices.find(x); it != choices.end())
+      return it->second;
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == clang::UO_AddrOf) {
+      const auto *sub = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+      if (!sub)
+        return nullptr;
+      x = sub->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAdditiveOp()) {
+      x = (b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS())->IgnoreParenImpCasts();
+      continue;
+    }
+    return nullptr;
+  }
+}
+
+// `p[j] op= v` (or `p[j]++`) as a statement, p a pointer of several roots:
+// `if (p_in == n-1) R_n-1[p_at + j] op= v; else ... else R_0[p_at + j] op= v;`
+// (one branch runs, so v is evaluated once).
+Stmt *AliasRewrite::chooseWrite(Stmt *s, const ChosenElem &c) {
+  const Alias &a = aliases.at(c.pointer);
+  auto writeInto = [&](CExpr *elem) -> Stmt * {
+    if (auto *ca = dyn_cast<clang::CompoundAssignOperator>(s))
+      return clang::CompoundAssignOperator::Create(
+          ctx, elem, ca->getRHS(), ca->getOpcode(), ca->getType(), clang::VK_PRValue,
+          clang::OK_Ordinary, ca->getOperatorLoc(), clang::FPOptionsOverride(),
+          ca->getComputationLHSType(), ca->getComputationResultType());
+    if (auto *b = dyn_cast<BinaryOperator>(s))
+      return BinaryOperator::Create(ctx, elem, b->getRHS(), b->getOpcode(), b->getType(),
+                                    clang::VK_PRValue, clang::OK_Ordinary, b->getOperatorLoc(),
+                                    clang::FPOptionsOverride());
+    auto *u = cast<UnaryOperator>(s);
+    return UnaryOperator::Create(ctx, elem, u->getOpcode(), u->getType(), clang::VK_PRValue,
+                                 clang::OK_Ordinary, u->getOperatorLoc(), false,
+                                 clang::FPOptionsOverride());
+  };
+  SourceLocation loc = s->getBeginLoc();
+  Stmt *r = writeInto(c.elems[0]);
+  for (size_t k = 1; k < c.elems.size(); k++) {
+    CExpr *test = BinaryOperator::Create(ctx, rvalue(a.which, loc), intLiteral((long long)k, ctx.IntTy, loc),
+                                         clang::BO_EQ, ctx.IntTy, clang::VK_PRValue,
+                                         clang::OK_Ordinary, loc, clang::FPOptionsOverride());
+    r = clang::IfStmt::Create(ctx, loc, clang::IfStatementKind::Ordinary, nullptr, nullptr, test,
+                              loc, loc, writeInto(c.elems[k]), loc, r);
+  }
+  return r;
+}
+
+// Expressions in statement position: a compound statement's, a loop's or
+// an if's body.
+void AliasRewrite::markStatements(const Stmt *s) {
+  if (!s)
+    return;
+  auto mark = [&](const Stmt *x) {
+    if (x && isa<CExpr>(x))
+      stmtPos.insert(x);
+  };
+  if (const auto *c = dyn_cast<clang::CompoundStmt>(s))
+    for (const Stmt *x : c->body())
+      mark(x);
+  if (const auto *f = dyn_cast<clang::ForStmt>(s))
+    mark(f->getBody());
+  if (const auto *w = dyn_cast<clang::WhileStmt>(s))
+    mark(w->getBody());
+  if (const auto *d = dyn_cast<clang::DoStmt>(s))
+    mark(d->getBody());
+  if (const auto *i = dyn_cast<clang::IfStmt>(s)) {
+    mark(i->getThen());
+    mark(i->getElse());
+  }
+  for (const Stmt *c : s->children())
+    markStatements(c);
 }
 
 // The index among a's roots of the root a pointer value e points into; -1
@@ -500,13 +619,29 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
     if (it != choices.end()) {
       const Alias &a = aliases.at(it->second);
       SourceLocation loc = sub->getExprLoc();
-      return choose(a, loc, [&](const clang::VarDecl *r) -> CExpr * {
+      ChosenElem chosen{it->second, {}};
+      CExpr *e = choose(a, loc, [&](const clang::VarDecl *r) -> CExpr * {
         CExpr *idx = add(rvalue(a.offset, loc), sub->getIdx(), clang::BO_Add);
-        return new (ctx) ArraySubscriptExpr(rootPointer(r, loc), idx, sub->getType(),
-                                            sub->getValueKind(), sub->getObjectKind(),
-                                            sub->getRBracketLoc());
+        CExpr *elem = new (ctx) ArraySubscriptExpr(rootPointer(r, loc), idx, sub->getType(),
+                                                   sub->getValueKind(), sub->getObjectKind(),
+                                                   sub->getRBracketLoc());
+        chosen.elems.push_back(elem);
+        return elem;
       }, sub->getType());
+      chosenElems[e] = chosen;
+      return e;
     }
+  }
+  // a write through it, as a statement: a choice of writes
+  {
+    const CExpr *target = nullptr;
+    if (auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+      target = b->getLHS();
+    if (auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
+      target = u->getSubExpr();
+    if (target && stmtPos.count(s))
+      if (auto it = chosenElems.find(target->IgnoreParens()); it != chosenElems.end())
+        return chooseWrite(s, it->second);
   }
   // p[j]: B[p_at + j]
   if (auto *sub = dyn_cast<ArraySubscriptExpr>(s))
@@ -530,11 +665,13 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
                                           clang::OK_Ordinary, b->getOperatorLoc(),
                                           clang::FPOptionsOverride());
       long long k = rootIndex(a, b->getRHS());
-      if (k < 0)
+      const clang::VarDecl *q = a.which ? choiceSource(b->getRHS()) : nullptr;
+      if (k < 0 && (!q || q == p))
         return set;
-      // (p_in = k, p_at = offset)
+      // (p_in = k, p_at = offset), or q's index for a pointer of its group
       SourceLocation loc = b->getOperatorLoc();
-      CExpr *pick = BinaryOperator::Create(ctx, ref(a.which, loc), intLiteral(k, ctx.IntTy, loc),
+      CExpr *which = q && q != p ? rvalue(aliases.at(q).which, loc) : intLiteral(k, ctx.IntTy, loc);
+      CExpr *pick = BinaryOperator::Create(ctx, ref(a.which, loc), which,
                                            clang::BO_Assign, ctx.IntTy, clang::VK_PRValue,
                                            clang::OK_Ordinary, loc, clang::FPOptionsOverride());
       return BinaryOperator::Create(ctx, pick, set, clang::BO_Comma, set->getType(),
@@ -575,7 +712,9 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
         off->setInit(offsetOf(v->getInit()));
       if (clang::VarDecl *which = it->second.which) {
         long long k = v->getInit() ? rootIndex(it->second, v->getInit()) : 0;
-        which->setInit(intLiteral(k < 0 ? 0 : k, ctx.IntTy, v->getLocation()));
+        const clang::VarDecl *q = v->getInit() ? choiceSource(v->getInit()) : nullptr;
+        which->setInit(q && q != v ? rvalue(aliases.at(q).which, v->getLocation())
+                                   : intLiteral(k < 0 ? 0 : k, ctx.IntTy, v->getLocation()));
         decls.push_back(which);
       }
       decls.push_back(off);
@@ -594,6 +733,7 @@ void AliasRewrite::apply(const FunctionDecl *f, Stmt *body) {
   resolve();
   if (aliases.empty())
     return;
+  markStatements(body);
   walk(body);
   ctx.getParentMapContext().clear();
 }

@@ -370,10 +370,17 @@ private:
   struct Alias {
     const clang::VarDecl *root = nullptr; // the array it points into
     clang::VarDecl *offset = nullptr;     // its offset from root's start
-    // a pointer only read through that points into one of several arrays
-    // (`xp = x2;` then `xp = &s[i];`): which one (index into roots)
+    // a pointer that points into one of several arrays (`xp = x2;` then
+    // `xp = &s[i];`, or swapped with another for double buffering): which
+    // one (index into roots, shared by the pointers assigned one to another)
     std::vector<const clang::VarDecl *> roots;
     clang::VarDecl *which = nullptr;
+  };
+  // `p[j]` of a pointer into one of several arrays, rewritten as a choice:
+  // the element `R_k[p_at + j]` of each root, for a write through it
+  struct ChosenElem {
+    const clang::VarDecl *pointer;
+    std::vector<CExpr *> elems;
   };
   void resolveChoices(const std::map<const clang::VarDecl *, const clang::VarDecl *> &rootOf);
   CExpr *choose(const Alias &a, SourceLocation loc,
@@ -393,14 +400,19 @@ private:
   const clang::VarDecl *aliasRef(const CExpr *e) const;
   void walk(Stmt *&s);
   Stmt *rewrite(Stmt *s);
+  const clang::VarDecl *choiceSource(const CExpr *e) const;
+  Stmt *chooseWrite(Stmt *s, const ChosenElem &c);
+  void markStatements(const Stmt *s);
   void replace(Stmt *&slot, Stmt *with);
 
   clang::ASTContext &ctx;
   const FunctionDecl *fd = nullptr;
   std::map<const clang::VarDecl *, std::vector<const CExpr *>> defs; // values assigned
   std::set<const clang::VarDecl *> refused; // pointers that are not aliases
-  std::set<const clang::VarDecl *> written; // pointers written through
+  std::set<const clang::VarDecl *> passedOut; // pointers passed to a writing parameter
   std::map<const Stmt *, const clang::VarDecl *> choices; // `(p_in == k ? ...)` made, of p
+  std::map<const Stmt *, ChosenElem> chosenElems;
+  std::set<const Stmt *> stmtPos; // expressions that are statements of their own
   std::map<const clang::VarDecl *, Alias> aliases;
   std::vector<std::pair<Stmt **, Stmt *>> undo;
 };

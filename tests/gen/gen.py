@@ -358,6 +358,10 @@ class Gen:
         # under conditions and in while/do loops, in-out parameters, calls
         # that fill a local array
         self.ru = random.Random(seed * 32452843 + 7)
+        # and so do those about CHAD_CUSTOM functions that write arrays
+        self.rcw = random.Random(seed * 49979687 + 11)
+        # and so do those about pointers swapped for double buffering
+        self.rsw = random.Random(seed * 86028121 + 13)
         # and so do those about pointers walked and written through, loop
         # steps known at run time, and loops that call array-updating
         # callees (walks)
@@ -446,10 +450,15 @@ class Gen:
                 if not (a.fmt.split(" ")[0] == b.fmt.split(" ")[0] and not a.kids and not b.kids):
                     break
                 b = self.cond(c, 0)
+            if a.fmt.split(" ")[0] == b.fmt.split(" ")[0] and not a.kids and not b.kids:
+                b = self.float_cond(c)
             return X(self, "({0} %s {1})" % op, [a, b], t="b")
         if depth > 0 and r.random() < 0.1:
             return X(self, "!({0})", [self.cond(c, 0)], t="b")
-        op, g = r.choice(CMP)
+        return self.float_cond(c)
+
+    def float_cond(self, c):
+        op, g = self.r.choice(CMP)
         return X(self, "{0} %s {1}" % op, [self.expr(c, 1), self.expr(c, 1)],
                  ifmt="%s({0}, {1})" % g, t="b")
 
@@ -986,9 +995,136 @@ class Gen:
                 out += self.inout_block(c)
             if not c.fn.inout or self.ru.random() < 0.5:
                 out += self.update_block(c)
-            return out
         finally:
             self.r, self.rc, self.rv = saved
+        if self.rcw.random() < 0.25:
+            out += self.custom_writes(c)
+        if self.rsw.random() < 0.2:
+            out += self.swaps(c)
+        return out
+
+    def swaps(self, c):
+        """Double buffering (DESIGN.md 8.26): two local arrays (fixed, VLA
+        or malloc'd), pointers into them swapped after each step of a loop
+        that writes one through a pointer and reads the other; the buffer a
+        pointer ends in read after the loop. Every draw comes from self.rsw."""
+        saved = self.r, self.rc, self.rv
+        self.r = self.rsw
+        self.rc = random.Random(self.rsw.random())
+        self.rv = random.Random(self.rsw.random())
+        try:
+            return self.swap_block(c)
+        finally:
+            self.r, self.rc, self.rv = saved
+
+    def swap_block(self, c):
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        k = fn.nvar
+        a, b, p, q, t = "dba%d" % k, "dbb%d" % k, "dbp%d" % k, "dbq%d" % k, "dbt%d" % k
+        i, j, s = "dbi%d" % k, "dbj%d" % k, "dbs%d" % k
+        hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)"
+        v = self.newvar(fn)
+        out = []
+        alloc = r.choice(["fixed", "vla", "malloc"])
+        for arr in (a, b):
+            if alloc == "fixed":
+                out.append(S(self, "raw", "@T %s[8];" % arr, fixed=True))
+            elif alloc == "vla":
+                out.append(S(self, "raw", "@T %s[n];" % arr, fixed=True))
+            else:
+                self.scratch_used = True
+                out.append(S(self, "raw", "@T *%s = malloc(n * sizeof *%s);" % (arr, arr), fixed=True))
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (x, i) for x in fn.arrays], ints=c.ints + [i])
+        out.append(S(self, "for", hdr % (i, i, i), fixed=True,
+                     body=[S(self, "raw", "%s[%s] = {0};" % (a, i), [self.expr(lc, 2)], fixed=True)]))
+        out.append(S(self, "raw", "@T *%s = %s, *%s = %s;" % (p, a, q, b), fixed=True))
+        rc = lc.sub(reads=lc.reads + ["%s[%s]" % (p, i), "%s[(%s + 1) %% n]" % (p, i)])
+        step = S(self, "raw", "%s[%s] = #0.5 * %s[%s] + #0.25 * tanh({0});" % (q, i, p, i),
+                 [self.expr(rc, 2)], fixed=True)
+        swap = [S(self, "raw", "@T *%s = %s;" % (t, p), fixed=True),
+                S(self, "raw", "%s = %s;" % (p, q), fixed=True),
+                S(self, "raw", "%s = %s;" % (q, t), fixed=True)]
+        if r.random() < 0.3:  # swapped only on some steps
+            swap = [S(self, "if", exprs=[X(self, "%s %% 2 == 0" % s, t="b")], body=swap, fixed=True)]
+        out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (s, s, r.randint(1, 4), s),
+                     fixed=True, body=[S(self, "for", hdr % (i, i, i), body=[step], fixed=True)] + swap))
+        out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+        jc = c.sub(reads=c.reads + ["%s[%s]" % (x, j) for x in fn.arrays], ints=c.ints + [j])
+        out.append(S(self, "for", hdr % (j, j, j), fixed=True,
+                     body=[S(self, "raw", "%s += #0.5 * %s[%s] * tanh({0});" % (v, p, j),
+                             [self.expr(jc, 2)], fixed=True)]))
+        if alloc == "malloc":
+            out.append(S(self, "raw", "free(%s);" % a, fixed=True))
+            out.append(S(self, "raw", "free(%s);" % b, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
+
+    def custom_writes(self, c):
+        """Calls of the CHAD_CUSTOM functions that write arrays (DESIGN.md
+        8.25): gen_cu_sq fills an output, gen_cu_mix updates an in-out array
+        and returns a value, on a local array (fixed, VLA or malloc'd),
+        whole or at the view from element 1, once or in a loop that carries
+        the array; then the array is read. Every draw comes from self.rcw."""
+        saved = self.r, self.rc, self.rv
+        self.r = self.rcw
+        self.rc = random.Random(self.rcw.random())
+        self.rv = random.Random(self.rcw.random())
+        try:
+            return self.custom_writes_block(c)
+        finally:
+            self.r, self.rc, self.rv = saved
+
+    def custom_writes_block(self, c):
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        t, i, j = "cw%d" % fn.nvar, "ci%d" % fn.nvar, "cj%d" % fn.nvar
+        hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)"
+        v = self.newvar(fn)
+        out = []
+        alloc = r.choice(["fixed", "vla", "malloc"])
+        if alloc == "fixed":
+            out.append(S(self, "raw", "@T %s[8];" % t, fixed=True))
+        elif alloc == "vla":
+            out.append(S(self, "raw", "@T %s[n];" % t, fixed=True))
+        else:
+            self.scratch_used = True
+            out.append(S(self, "raw", "@T *%s = malloc(n * sizeof *%s);" % (t, t), fixed=True))
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+        form = r.choice(["out", "inout", "loop"] if fn.arrays else ["inout", "loop"])
+        if form == "out":
+            out.append(S(self, "raw", "gen_cu_sq@S((int)n, {0}, %s, %s);" % (r.choice(fn.arrays), t),
+                         [self.expr(c, 2)], fixed=True))
+        else:
+            out.append(S(self, "for", hdr % (i, i, i), fixed=True,
+                         body=[S(self, "raw", "%s[%s] = {0};" % (t, i), [self.expr(lc, 2)], fixed=True)]))
+            view = r.random() < 0.4
+            arr, cnt = ("&%s[1]" % t, "(int)n - 1") if view else (t, "(int)n")
+            call = "%s = gen_cu_mix@S(%s, #0.5 + #0.25 * tanh({0}), %s);" % (v, cnt, arr)
+            out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+            if form == "loop":
+                k = "ck%d" % fn.nvar
+                body = [S(self, "raw", call.replace("%s = " % v, "%s += " % v, 1), [self.expr(c, 1)],
+                          fixed=True),
+                        S(self, "raw", "%s[0] = sin(%s[0]);" % (t, t), fixed=True)]
+                out.append(S(self, "for", "for (int %s = 0; %s < 3; %s++)" % (k, k, k), body=body,
+                             fixed=True))
+            else:
+                out.append(S(self, "raw", call, [self.expr(c, 2)], fixed=True))
+        if form == "out":
+            out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+        jc = c.sub(reads=c.reads + ["%s[%s]" % (a, j) for a in fn.arrays], ints=c.ints + [j])
+        out.append(S(self, "for", hdr % (j, j, j), fixed=True,
+                     body=[S(self, "raw", "%s += #0.5 * %s[%s] * tanh({0});" % (v, t, j),
+                             [self.expr(jc, 2)], fixed=True)]))
+        if alloc == "malloc":
+            out.append(S(self, "raw", "free(%s);" % t, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
 
     def inout_block(self, c):
         """The in-out parameter p: its first use reads it (p[i] += ...), so
@@ -2155,6 +2291,12 @@ CHAD_CUSTOM %(T)s gen_cu_sp%(S)s(%(T)s x);
 CHAD_CUSTOM %(T)s gen_cu_wave%(S)s(%(T)s x, int k, CHAD_INACTIVE %(T)s c);
 %(T)s gen_cu_wave%(S)s_fwd(%(T)s x, %(T)s dx, int k, %(T)s c, %(T)s *d_ret);
 %(T)s gen_cu_wave%(S)s_rev(%(T)s x, %(T)s *x_b, int k, %(T)s c, %(T)s ret_b);
+CHAD_CUSTOM void gen_cu_sq%(S)s(int n, %(T)s a, const %(T)s x[n], %(T)s out[n]);
+void gen_cu_sq%(S)s_fwd(int n, %(T)s a, %(T)s da, const %(T)s *x, const %(T)s *dx, %(T)s *out, %(T)s *dout);
+void gen_cu_sq%(S)s_rev(int n, %(T)s a, %(T)s *a_b, const %(T)s *x, %(T)s *x_b, %(T)s *out, const %(T)s *out_b);
+CHAD_CUSTOM %(T)s gen_cu_mix%(S)s(int n, %(T)s s, %(T)s p[n]);
+%(T)s gen_cu_mix%(S)s_fwd(int n, %(T)s s, %(T)s ds, %(T)s *p, %(T)s *dp, %(T)s *d_ret);
+%(T)s gen_cu_mix%(S)s_rev(int n, %(T)s s, %(T)s *s_b, %(T)s *p, %(T)s *p_b, %(T)s ret_b);
 CHAD_CUSTOM %(T)s gen_cu_dot%(S)s(const %(T)s *a, const %(T)s *b, int n);
 %(T)s gen_cu_dot%(S)s_fwd(const %(T)s *a, const %(T)s *da, const %(T)s *b, const %(T)s *db, int n, %(T)s *d_ret);
 %(T)s gen_cu_dot%(S)s_rev(const %(T)s *a, %(T)s *a_b, const %(T)s *b, %(T)s *b_b, int n, %(T)s ret_b);
@@ -2178,6 +2320,50 @@ CHAD_CUSTOM %(T)s gen_cu_dot%(S)s(const %(T)s *a, const %(T)s *b, int n);
 %(T)s gen_cu_wave%(S)s_rev(%(T)s x, %(T)s *x_b, int k, %(T)s c, %(T)s ret_b) {
     *x_b += (c * (%(T)s)k * cos%(S)s((%(T)s)k * x) + x) * ret_b;
     return gen_cu_wave%(S)s(x, k, c);
+}
+/* out = a x^2 (an output); mix: returns the sum of p^2, then p[i] = s p[i]
+ * + p[i - 1] from the top, p[0] = s p[0] (in-out) */
+void gen_cu_sq%(S)s(int n, %(T)s a, const %(T)s x[n], %(T)s out[n]) {
+    for (int i = 0; i < n; i++)
+        out[i] = a * x[i] * x[i];
+}
+void gen_cu_sq%(S)s_fwd(int n, %(T)s a, %(T)s da, const %(T)s *x, const %(T)s *dx, %(T)s *out, %(T)s *dout) {
+    for (int i = 0; i < n; i++)
+        dout[i] = da * x[i] * x[i] + 2 * a * x[i] * dx[i];
+    gen_cu_sq%(S)s(n, a, x, out);
+}
+void gen_cu_sq%(S)s_rev(int n, %(T)s a, %(T)s *a_b, const %(T)s *x, %(T)s *x_b, %(T)s *out, const %(T)s *out_b) {
+    for (int i = 0; i < n; i++) {
+        *a_b += out_b[i] * x[i] * x[i];
+        x_b[i] += 2 * a * x[i] * out_b[i];
+    }
+    gen_cu_sq%(S)s(n, a, x, out);
+}
+%(T)s gen_cu_mix%(S)s(int n, %(T)s s, %(T)s p[n]) {
+    %(T)s r = 0;
+    for (int i = 0; i < n; i++)
+        r += p[i] * p[i];
+    for (int i = n - 1; i >= 1; i--)
+        p[i] = s * p[i] + p[i - 1];
+    p[0] = s * p[0];
+    return r;
+}
+%(T)s gen_cu_mix%(S)s_fwd(int n, %(T)s s, %(T)s ds, %(T)s *p, %(T)s *dp, %(T)s *d_ret) {
+    %(T)s dr = 0;
+    for (int i = 0; i < n; i++)
+        dr += 2 * p[i] * dp[i];
+    for (int i = n - 1; i >= 1; i--)
+        dp[i] = ds * p[i] + s * dp[i] + dp[i - 1];
+    dp[0] = ds * p[0] + s * dp[0];
+    *d_ret = dr;
+    return gen_cu_mix%(S)s(n, s, p);
+}
+%(T)s gen_cu_mix%(S)s_rev(int n, %(T)s s, %(T)s *s_b, %(T)s *p, %(T)s *p_b, %(T)s ret_b) {
+    for (int i = 0; i < n; i++)
+        *s_b += p_b[i] * p[i];
+    for (int i = 0; i < n; i++)
+        p_b[i] = s * p_b[i] + (i + 1 < n ? p_b[i + 1] : 0) + 2 * p[i] * ret_b;
+    return gen_cu_mix%(S)s(n, s, p);
 }
 %(T)s gen_cu_dot%(S)s(const %(T)s *a, const %(T)s *b, int n) {
     %(T)s s = 0;
