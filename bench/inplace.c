@@ -1,8 +1,10 @@
 /* inplace.c: gradients of code that updates arrays in place (issue 9).
  *
- * Three objectives written as C updates memory, each at four sizes:
+ * Objectives written as C updates memory, each at four sizes:
  *   heat      explicit heat equation on n points for T = n steps, the
  *             next state computed into a second array and copied back
+ *   heat-swap the same, double-buffered: pointers to the two arrays
+ *             swapped after each step (DESIGN 8.26)
  *   cholesky  the log-determinant of an n x n SPD matrix by an in-place
  *             Cholesky factorisation (L[i][j] -= L[i][k] L[j][k])
  *   lstm      a one-layer LSTM over a sequence of c steps, hidden and cell
@@ -109,6 +111,31 @@ double heat(const double *u0, double kappa, int n, int steps) {
     return s;
 }
 
+/* The same, double-buffered through swapped pointers. */
+CHAD_DIFFERENTIABLE
+double heat_swap(const double *u0, double kappa, int n, int steps) {
+    double *u = malloc(n * sizeof *u);
+    double *v = malloc(n * sizeof *v);
+    for (int i = 0; i < n; i++)
+        u[i] = u0[i];
+    v[0] = u[0];
+    v[n - 1] = u[n - 1];
+    double *cur = u, *nxt = v;
+    for (int t = 0; t < steps; t++) {
+        for (int i = 1; i < n - 1; i++)
+            nxt[i] = cur[i] + kappa * (cur[i - 1] - 2 * cur[i] + cur[i + 1]);
+        double *tmp = cur;
+        cur = nxt;
+        nxt = tmp;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += cur[i] * cur[i];
+    free(u);
+    free(v);
+    return s;
+}
+
 /* log det A = 2 sum log L[j][j], A = L L^T factorised in place. */
 CHAD_DIFFERENTIABLE
 double cholesky(const double *a, int n) {
@@ -194,6 +221,13 @@ static double heat_r(const Problem *p, const double *x, double *g) {
     g[p->n] += kb;
     return v;
 }
+static double swap_f(const Problem *p, const double *x) { return heat_swap(x, x[p->n], p->n, p->n); }
+static double swap_r(const Problem *p, const double *x, double *g) {
+    double kb = 0;
+    double v = heat_swap_rev(x, g, x[p->n], &kb, p->n, p->n, 1.0);
+    g[p->n] += kb;
+    return v;
+}
 static double chol_f(const Problem *p, const double *x) { return cholesky(x, p->n); }
 static double chol_r(const Problem *p, const double *x, double *g) {
     return cholesky_rev(x, g, p->n, 1.0);
@@ -222,6 +256,9 @@ static void make(Problem *p, const char *name, int n) {
     if (!strcmp(name, "heat")) {
         p->nx = n + 1, p->f = heat_f, p->rev = heat_r;
         p->writes = (long)n * ((n - 2) + 2 + n) + n;
+    } else if (!strcmp(name, "heat-swap")) {
+        p->nx = n + 1, p->f = swap_f, p->rev = swap_r;
+        p->writes = (long)n * (n - 2) + 2 + n;
     } else if (!strcmp(name, "cholesky")) {
         p->nx = n * n, p->f = chol_f, p->rev = chol_r;
         p->writes = (long)n * n;
@@ -235,7 +272,7 @@ static void make(Problem *p, const char *name, int n) {
     p->g = __real_malloc(sizeof(double) * (size_t)p->nx);
     for (int i = 0; i < p->nx; i++)
         p->x[i] = 0.5 * uniform();
-    if (!strcmp(name, "heat"))
+    if (!strcmp(name, "heat") || !strcmp(name, "heat-swap"))
         p->x[n] = 0.2; /* kappa: stable below 0.5 */
     if (!strcmp(name, "cholesky")) { /* A = B B^T / n + I: SPD */
         double *bm = __real_malloc(sizeof(double) * (size_t)(n * n));
@@ -318,15 +355,16 @@ static int check(Problem *p) {
 
 int main(int argc, char **argv) {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    static const char *const names[] = {"heat", "cholesky", "lstm"};
-    static const int sizes[3][4] = {{50, 100, 200, 400}, {25, 50, 100, 200}, {64, 256, 1024, 4096}};
+    static const char *const names[] = {"heat", "heat-swap", "cholesky", "lstm"};
+    static const int sizes[4][4] = {
+        {50, 100, 200, 400}, {50, 100, 200, 400}, {25, 50, 100, 200}, {64, 256, 1024, 4096}};
     int nsizes = quick ? 2 : 4, batches = quick ? 3 : 9, bad = 0, verdicts = 0;
     double min_batch = quick ? 2e-3 : 2e-2;
     printf("time(f_rev) / time(f), median of %d batches of >= %g ms; bytes f_rev allocates\n\n",
            batches, 1e3 * min_batch);
     printf("%-9s %6s %12s %12s %7s %14s %10s %9s\n", "problem", "n", "f (s)", "f_rev (s)", "ratio",
            "f_rev bytes", "writes", "B/write");
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         double lo = INFINITY, hi = 0;
         for (int s = 0; s < nsizes; s++) {
             Problem p;

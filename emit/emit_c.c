@@ -47,6 +47,17 @@ struct CVal {
   bool zero_literal; /* the constant +0 */
 };
 
+/* While the body of a loop that pushes (or takes) k residual words per
+ * step, all at its top level, is emitted: the block of the log's stack its
+ * steps fill (or empty), reserved once before the loop, so that a push is
+ * a store at a computed index (emit_slab_begin). */
+typedef struct Slab {
+  const char *ptr;   /* the block's C pointer, NULL when not in such a body */
+  const char *n, *i; /* the loop's trip count and counter */
+  int k, m;          /* words per step; the next word's index in the step */
+  bool take;
+} Slab;
+
 typedef enum FnKind {
   FN_PRIMAL, /* f itself, from its IR (for builds without the plugin) */
   FN_FWD, /* contract f_fwd */
@@ -83,6 +94,7 @@ typedef struct Em {
   int scope_indent; /* the indent of the current scope's C block */
   long stack_bytes; /* automatic storage given to arrays so far */
   const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
+  Slab slab;
   Diag *err;
   bool failed;
   bool if_result; /* declaring an if's result variables */
@@ -1194,6 +1206,47 @@ static void close_loop(Em *e) {
   line(e, "}");
 }
 
+static bool has_stack_op(const Expr *e) {
+  return expr_contains(e, E_LOGPUSH) || expr_contains(e, E_LOGTAKE);
+}
+
+/* Before a loop of n steps over body, when each step pushes k words of
+ * residuals (or takes k) at its top level and nothing else inside it
+ * touches that stack: one reservation (or release) of n k words for all
+ * steps, and the pushes and takes of the body become stores and loads at
+ * `(i k + m)` (or `((n - i) k - 1 - m)`, the stack read from the top) of
+ * that block. The same words in the same places as one push at a time,
+ * without a capacity check, a call and a reload of the stack's top per
+ * word: loops that store their residuals (DESIGN 8.22) vectorise again.
+ * Returns the state to restore after the loop. */
+static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
+  Slab saved = e->slab;
+  e->slab.ptr = NULL;
+  int push = 0, take = 0;
+  const Expr *b = rhs->body;
+  for (; b->kind == E_LET; b = b->body) {
+    const Expr *r = b->args[0];
+    if (r->kind == E_LOGPUSH)
+      push++;
+    else if (r->kind == E_LOGTAKE)
+      take++;
+    else if (has_stack_op(r))
+      return saved;
+  }
+  if (!e->log || has_stack_op(b) || (push > 0) == (take > 0))
+    return saved;
+  const char *ptr = nameset_fresh(&e->names, e->a, "chad__slab");
+  line(e, "chad__word *const %s = chad__log_%s(&%s, (long long)%s * %d);", ptr,
+       push ? "reserve" : "release", e->log, n, push + take);
+  e->slab.ptr = ptr;
+  e->slab.n = n;
+  e->slab.i = name_of(e, rhs->var);
+  e->slab.k = push + take;
+  e->slab.m = 0;
+  e->slab.take = take > 0;
+  return saved;
+}
+
 static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
   CVal *res = build_result(e, x, rhs->type, n, rest);
@@ -1231,9 +1284,11 @@ static void emit_sum(Em *e, Var *x, Expr *rhs) {
   const char *n = scalar_text(e, rhs->args[0]);
   CVal *init = rhs->nargs == 2 ? cval_of(e, rhs->args[1]) : NULL;
   CVal *acc = declare_init(e, rhs->type, name_of(e, x), init);
+  Slab slab = emit_slab_begin(e, rhs, n);
   open_loop(e, rhs->var, n);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
+  e->slab = slab;
   PtrVec dst = {0}, src = {0};
   leaves_of(e->a, acc, &dst);
   leaves_of(e->a, r, &src);
@@ -1493,11 +1548,13 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
     tape->len = NULL; /* an element count of long long type, never asked */
   }
   varmap_put(&e->vals, rhs->var2, state);
+  Slab slab = emit_slab_begin(e, rhs, n);
   open_loop(e, rhs->var, n);
   if (tape)
     save_leaves(e, tape->expr, name_of(e, rhs->var), &leaves);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
+  e->slab = slab;
   PtrVec src = {0};
   leaves_of(e->a, r, &src);
   const char **tmp = arena_alloc(e->a, sizeof(char *) * (size_t)(leaves.len + 1));
@@ -1705,6 +1762,17 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     break;
   case E_LOGPUSH: {
     Type *t = rhs->args[0]->type;
+    if (e->slab.ptr) {
+      const char *at = arena_printf(e->a, "%s[(long long)%s * %d + %d]", e->slab.ptr, e->slab.i,
+                                    e->slab.k, e->slab.m++);
+      if (t->kind == TY_ARRAY)
+        line(e, "%s.p = (const void *)%s;", at, cval_of(e, rhs->args[0])->expr);
+      else if (t->kind == TY_INT)
+        line(e, "%s.i = (long long)%s;", at, scalar_text(e, rhs->args[0]));
+      else
+        line(e, "%s.d = (double)%s;", at, scalar_text(e, rhs->args[0]));
+      break;
+    }
     if (t->kind == TY_ARRAY)
       line(e, "chad__log_pushp(&%s, (const void *)%s);", e->log, cval_of(e, rhs->args[0])->expr);
     else if (t->kind == TY_INT)
@@ -1714,6 +1782,21 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     break;
   }
   case E_LOGTAKE: {
+    if (e->slab.ptr) {
+      const char *at = arena_printf(e->a, "%s[(long long)(%s - %s) * %d - %d]", e->slab.ptr,
+                                    e->slab.n, e->slab.i, e->slab.k, 1 + e->slab.m++);
+      if (!varmap_has(&e->used, x)) {
+        varmap_put(&e->vals, x, cv_scalar(e, rhs->type, zero_of_type(e, rhs->type)));
+        return;
+      }
+      const char *nm = name_of(e, x);
+      const char *field = rhs->type->kind == TY_ARRAY ? "p" : rhs->type->kind == TY_INT ? "i" : "d";
+      line(e, "%s%s%s %s = (%s)%s.%s;", rhs->type->kind == TY_ARRAY ? "" : "const ",
+           c_type(e->a, rhs->type), rhs->type->kind == TY_ARRAY ? " const" : "", nm,
+           c_type(e->a, rhs->type), at, field);
+      varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
+      return;
+    }
     if (!varmap_has(&e->used, x)) { /* a residual nothing reads any more */
       line(e, "(void)chad__log_take%s(&%s);",
            rhs->type->kind == TY_ARRAY ? "p" : rhs->type->kind == TY_INT ? "i" : "", e->log);
@@ -2521,6 +2604,25 @@ static const char *runtime_text =
     "}\n"
     "static __attribute__((unused)) void *chad__log_takep(chad__log *l) {\n"
     "  return (void *)l->val[--l->nval].p;\n"
+    "}\n"
+    "/* The block of n more words the steps of a loop push, reserved at once. */\n"
+    "static __attribute__((unused)) chad__word *chad__log_reserve(chad__log *l, long long n) {\n"
+    "  if (n < 0)\n"
+    "    n = 0;\n"
+    "  if (!n) /* the stack may have no memory yet */\n"
+    "    return l->val;\n"
+    "  l->val = chad__grow(l->val, &l->capval, l->nval + n, sizeof *l->val);\n"
+    "  l->nval += n;\n"
+    "  return l->val + (l->nval - n);\n"
+    "}\n"
+    "/* The block of the n newest words, which the steps of a loop take. */\n"
+    "static __attribute__((unused)) chad__word *chad__log_release(chad__log *l, long long n) {\n"
+    "  if (n < 0)\n"
+    "    n = 0;\n"
+    "  if (!n)\n"
+    "    return l->val;\n"
+    "  l->nval -= n;\n"
+    "  return l->val + l->nval;\n"
     "}\n"
     "static __attribute__((unused)) double chad__log_take(chad__log *l) {\n"
     "  return l->val[--l->nval].d;\n"
