@@ -1238,6 +1238,7 @@ static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
   const char *ptr = nameset_fresh(&e->names, e->a, "chad__slab");
   line(e, "chad__word *const %s = chad__log_%s(&%s, (long long)%s * %d);", ptr,
        push ? "reserve" : "release", e->log, n, push + take);
+  line(e, "(void)%s; /* the steps may read none of their words */", ptr);
   e->slab.ptr = ptr;
   e->slab.n = n;
   e->slab.i = name_of(e, rhs->var);
