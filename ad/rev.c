@@ -2276,17 +2276,27 @@ static Expr *branch_value(const VarMap *branch_rhs, Expr *atom) {
   return atom->kind == E_TUPLE || atom->kind == E_GET ? atom : NULL;
 }
 
+/* The array leaves of a value bound outside the branch: its own fields
+ * (not looked up in the branch again: a projection of it would be taken
+ * for a value written in place, and looked into for ever). */
+static void outside_roots(Rev *s, Expr *atom, Type *t, PtrVec *roots) {
+  if (t->kind == TY_ARRAY) {
+    ptrvec_push(s->a, roots, atom);
+    return;
+  }
+  for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
+    if (array_leaf_count(t->elems[j])) {
+      Expr *field = ex_get(s->a, j, atom);
+      field->type = t->elems[j];
+      outside_roots(s, field, t->elems[j], roots);
+    }
+}
+
 static void branch_roots(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *roots) {
   int n = array_leaf_count(t);
   Expr *rhs = branch_value(branch_rhs, atom);
   if (!rhs) { /* bound outside the branch */
-    if (t->kind == TY_ARRAY) {
-      ptrvec_push(s->a, roots, atom);
-      return;
-    }
-    for (int j = 0; t->kind == TY_TUPLE && j < t->n; j++)
-      if (array_leaf_count(t->elems[j]))
-        branch_roots(s, branch_rhs, ex_get(s->a, j, atom), t->elems[j], roots);
+    outside_roots(s, atom, t, roots);
     return;
   }
   switch (rhs->kind) {
@@ -2345,6 +2355,10 @@ static void branch_roots(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, 
 /* The buffer of a root: a variable's, or a field of a tuple's handle. */
 static Expr *root_buf(Rev *s, const VarMap *rhs_of, Expr *root) {
   if (root->kind == E_GET) {
+    /* a field of a tuple this block builds (a loop's initial state) */
+    Expr *tup = root->args[0]->kind == E_VAR ? varmap_get(rhs_of, root->args[0]->var) : NULL;
+    if (tup && tup->kind == E_TUPLE && root->index < tup->nargs)
+      return root_buf(s, rhs_of, tup->args[root->index]);
     Expr *h = root_buf(s, rhs_of, root->args[0]);
     return h && h->kind == E_TUPLE ? h->args[root->index] : NULL;
   }
