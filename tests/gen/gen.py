@@ -179,6 +179,9 @@ class SParam:
     def __init__(self, name, st, mode, spell, acc, outs, ivals):
         self.name, self.st, self.mode, self.spell = name, st, mode, spell
         self.acc, self.outs, self.ivals = acc, outs, ivals
+        # floating leaves read and then written through the pointer: in-out
+        # (DESIGN.md 1, 8.7), inputs and outputs of the harness both
+        self.inouts = set()
 
 
 def fmt_type(template, T):
@@ -362,6 +365,8 @@ class Gen:
         self.rcw = random.Random(seed * 49979687 + 11)
         # and so do those about pointers swapped for double buffering
         self.rsw = random.Random(seed * 86028121 + 13)
+        # and so do those about struct fields read and then written (in-out)
+        self.rsi = random.Random(seed * 122949829 + 17)
         # and so do those about pointers walked and written through, loop
         # steps known at run time, and loops that call array-updating
         # callees (walks)
@@ -1481,9 +1486,13 @@ class Gen:
                 elif kind == "i":
                     ivals[path] = lens.get(path, rst.randint(0, 3))
             sp = SParam(name, st, mode, rst.choice(st.spells), acc, outs, ivals)
+            if mode == "ptr" and q >= len(plan):
+                for path, kind, info in st.leaves():
+                    if kind == "f" and path not in outs and self.rsi.random() < 0.3:
+                        sp.inouts.add(path)
             fn.sparams.append(sp)
             fn.params.insert(rst.randint(0, len(fn.params)), ("s" + mode, name, sp))
-        fn.souts = any(sp.outs for sp in fn.sparams)
+        fn.souts = any(sp.outs or sp.inouts for sp in fn.sparams)
 
     def sreads(self, st, acc, outs=()):
         """Reads of the leaves of a struct value (C text) and its integers."""
@@ -1516,7 +1525,7 @@ class Gen:
                     add(acc + nm, "&" + acc + nm, info, acc + nm + ".")
 
         for sp in fn.sparams:
-            if sp.outs or (writable and sp.mode == "cptr"):
+            if sp.outs or sp.inouts or (writable and sp.mode == "cptr"):
                 continue
             if sp.mode == "val":
                 add(sp.name, "&" + sp.name, sp.st, sp.acc)
@@ -1724,6 +1733,12 @@ class Gen:
         reads = list(c.reads)
         for sp in fn.sparams:
             for path, kind, info in sp.st.leaves():
+                if path in sp.inouts:  # read, then written: in-out
+                    lc = c.sub(reads=reads)
+                    out.append(S(self, "raw", "%s%s = #0.5 * %s%s + {0} + #0.1 * tanh({1});"
+                                 % (sp.acc, path, sp.acc, path), [self.expr(lc, 2), self.use_all(c)],
+                                 fixed=True))
+                    continue
                 if path not in sp.outs:
                     continue
                 lc = c.sub(reads=reads)
@@ -2116,6 +2131,18 @@ def struct_harness(fn, nin, nout):
                     nout += info[2]
                 else:
                     nin += info[2]
+                continue
+            if path in sp.inouts:  # its initial value in, its final value out
+                for m in modes:
+                    pre[m].append("%s.%s = in[%d];" % (v, path, nin))
+                pre["fwd"].append("%s.%s = din[%d];" % (d, path, nin))
+                pre["rev"].append("%s.%s = bout[%d];" % (b, path, nout))
+                post["rev"].append("bin[%d] += %s.%s;" % (nin, b, path))
+                for m in ("f", "fwd", "rev"):
+                    post[m].append("out[%d] = %s.%s;" % (nout, v, path))
+                post["fwd"].append("dout[%d] = %s.%s;" % (nout, d, path))
+                nin += 1
+                nout += 1
                 continue
             size = 1 if kind == "f" else info
             for k in range(size):
