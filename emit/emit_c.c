@@ -1206,8 +1206,11 @@ static void close_loop(Em *e) {
   line(e, "}");
 }
 
+/* Does e touch the stack of residual words: push or take one, or record
+ * its height (a mark) or drop words down to one (an undo)? */
 static bool has_stack_op(const Expr *e) {
-  return expr_contains(e, E_LOGPUSH) || expr_contains(e, E_LOGTAKE);
+  return expr_contains(e, E_LOGPUSH) || expr_contains(e, E_LOGTAKE) ||
+         expr_contains(e, E_LOGMARK) || expr_contains(e, E_LOGUNDO);
 }
 
 /* Before a loop of n steps over body, when each step pushes k words of
@@ -1215,7 +1218,9 @@ static bool has_stack_op(const Expr *e) {
  * touches that stack: one reservation (or release) of n k words for all
  * steps, and the pushes and takes of the body become stores and loads at
  * `(i k + m)` (or `((n - i) k - 1 - m)`, the stack read from the top) of
- * that block. The same words in the same places as one push at a time,
+ * that block. Not when the body marks the stack's height or undoes down to
+ * a mark (a step recomputed in the reverse sweep, DESIGN 8.13): the mark
+ * would record the height after the whole block, and the undo drop it. The same words in the same places as one push at a time,
  * without a capacity check, a call and a reload of the stack's top per
  * word: loops that store their residuals (DESIGN 8.22) vectorise again.
  * Returns the state to restore after the loop. */
