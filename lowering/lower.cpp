@@ -237,6 +237,7 @@ LoweredFunction Lowerer::run() {
     const auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
     if (!body)
       fail(fd->getLocation(), "unsupported function body");
+    sinks.apply(const_cast<CompoundStmt *>(body));
     derefs.apply(const_cast<CompoundStmt *>(body));
     aliases.apply(fd, const_cast<CompoundStmt *>(body));
     prescanArrays(body);

@@ -6,6 +6,7 @@
 
 #include "lowering/differentiable.h"
 #include "lowering/lowerer.h"
+#include "lowering/structs.h"
 #include "clang/AST/Type.h"
 
 namespace chad {
@@ -132,6 +133,7 @@ static bool isInOutParam(const clang::ParmVarDecl *p, int depth) {
   if (!def || p->getFunctionScopeIndex() >= def->getNumParams())
     return false; // not seen yet: an output until its body says otherwise
   const clang::ParmVarDecl *q = def->getParamDecl(p->getFunctionScopeIndex());
+  FlatBody flat(def); // a struct function's body, with its leaf parameters
   return firstUse(def->getBody(), q, depth) == FirstUse::Read;
 }
 

@@ -15,6 +15,7 @@
 // anything (then the copy taken before the call is what C reads).
 #include "lowering/differentiable.h"
 #include "lowering/lowerer.h"
+#include "lowering/structs.h"
 
 namespace chad {
 namespace lowering_detail {
@@ -82,6 +83,7 @@ bool countedLoop(const ForStmt *f, const clang::ASTContext &ctx, CountedLoop &ou
 // plus a constant.
 bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param,
                            std::vector<std::pair<const CExpr *, long long>> &out) {
+  FlatBody flat(def); // a struct function's body, with its leaf parameters
   const clang::ParmVarDecl *p = def->getParamDecl(param);
   std::vector<CountedLoop> loops;
   bool ok = true;
@@ -166,9 +168,16 @@ Expr *Lowerer::calleeIntExpr(const CExpr *e, const CallExpr *call, const Env &en
   e = e->IgnoreParenImpCasts();
   if (const auto *r = dyn_cast<DeclRefExpr>(e)) {
     const auto *p = dyn_cast<clang::ParmVarDecl>(r->getDecl());
-    if (!p || !p->getType()->isIntegerType() || p->getFunctionScopeIndex() >= call->getNumArgs())
+    // its position in the callee's parameters: a struct function's flat
+    // callee keeps f's ordinary parameters, with their places in f
+    const FunctionDecl *callee = call->getDirectCallee();
+    unsigned at = 0;
+    while (callee && at < callee->getNumParams() && callee->getParamDecl(at) != p)
+      at++;
+    if (!p || !callee || !p->getType()->isIntegerType() || at >= call->getNumArgs() ||
+        at >= callee->getNumParams())
       return nullptr;
-    Expr *v = lowerExpr(call->getArg(p->getFunctionScopeIndex()), env);
+    Expr *v = lowerExpr(call->getArg(at), env);
     if (!v->type || v->type->kind != TY_INT)
       return nullptr;
     return toKind(v, ty_int(), loc);
@@ -201,6 +210,7 @@ Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, 
   }
   if (!callee || !callee->hasBody(def) || !def || param >= def->getNumParams())
     return nullptr;
+  FlatBody flat(def); // the bounds are expressions of its body: kept flat
   std::vector<std::pair<const CExpr *, long long>> bounds;
   if (!extentBounds(def, param, bounds))
     return nullptr;
@@ -232,6 +242,7 @@ Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, 
 // passed on)? Then a copy of `in` taken before the call is what
 // C reads, however the two overlap.
 bool Lowerer::readsBeforeWrites(const FunctionDecl *def, unsigned in, unsigned out) {
+  FlatBody flat(def);
   const auto *body = dyn_cast_or_null<CompoundStmt>(def->getBody());
   if (!body)
     return false;

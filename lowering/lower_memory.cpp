@@ -527,7 +527,8 @@ void Lowerer::failMemoryCall(const CallExpr *c) {
                            "n * sizeof *p);' for a pointer p this function allocated");
   if (fn == MemFn::Malloc || fn == MemFn::Calloc)
     fail(c->getBeginLoc(), "call to '" + f + "' is supported only as the initialiser "
-                           "of a local pointer to numbers ('double *t = " + f + "(...);')");
+                           "of a local pointer to numbers ('double *t = " + f + "(...);'), "
+                           "or as its first assignment when declared without a value");
   fail(c->getBeginLoc(), "call to '" + f + "' is supported only as a statement of its own");
 }
 

@@ -30,6 +30,7 @@
 // length m * trip.
 #include "lowering/differentiable.h"
 #include "lowering/lowerer.h"
+#include "lowering/structs.h"
 
 namespace chad {
 namespace lowering_detail {
@@ -143,6 +144,7 @@ long long Lowerer::fixedOutputLength(const FunctionDecl *callee,
   const FunctionDecl *def = nullptr;
   if (!callee->hasBody(def) || !def || param >= def->getNumParams())
     return -1;
+  FlatBody flat(def); // a struct function's body, with its leaf parameters
   const clang::ParmVarDecl *p = def->getParamDecl(param);
   long long len = 0;
   bool ok = true;

@@ -170,6 +170,121 @@ void DerefRewrite::apply(Stmt *body) {
     ctx.getParentMapContext().clear();
 }
 
+// ------------------------------------------------------ declarations
+
+// Does s mention v where it is evaluated (`sizeof *v` does not count)?
+static bool mentions(const Stmt *s, const clang::VarDecl *v) {
+  if (!s || isa<clang::UnaryExprOrTypeTraitExpr>(s))
+    return false;
+  if (const auto *d = dyn_cast<DeclRefExpr>(s))
+    return d->getDecl() == v;
+  if (const auto *d = dyn_cast<clang::DeclStmt>(s)) {
+    for (const clang::Decl *x : d->decls())
+      if (const auto *w = dyn_cast<clang::VarDecl>(x); w && mentions(w->getInit(), v))
+        return true;
+    return false;
+  }
+  for (const Stmt *c : s->children())
+    if (mentions(c, v))
+      return true;
+  return false;
+}
+
+// Pointers mentioned by s can no longer move: they are used before a value.
+void DeclSink::forget(const Stmt *s, std::vector<Pending> &pending) {
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [&](const Pending &p) { return mentions(s, p.var); }),
+                pending.end());
+}
+
+void DeclSink::sink(const Pending &p, Stmt **assignSlot, clang::Expr *value) {
+  auto *d = cast<clang::DeclStmt>(*p.declSlot);
+  std::vector<clang::Decl *> rest;
+  for (clang::Decl *x : d->decls())
+    if (x != p.var)
+      rest.push_back(x);
+  undo.push_back({p.declSlot, *p.declSlot});
+  if (rest.empty())
+    *p.declSlot = new (ctx) clang::NullStmt(d->getBeginLoc());
+  else
+    *p.declSlot = new (ctx) clang::DeclStmt(
+        clang::DeclGroupRef::Create(ctx, rest.data(), rest.size()), d->getBeginLoc(),
+        d->getEndLoc());
+  inits.push_back({p.var, p.var->getInit()});
+  p.var->setInit(value);
+  Stmt *assign = *assignSlot;
+  undo.push_back({assignSlot, assign});
+  *assignSlot = new (ctx) clang::DeclStmt(clang::DeclGroupRef(p.var), assign->getBeginLoc(),
+                                   assign->getEndLoc());
+}
+
+// The statements of a block in order, with the pointers declared and not
+// yet mentioned; a plain nested block shares them (the blocks the struct
+// flattener makes around a local's fields are not C scopes).
+void DeclSink::block(clang::CompoundStmt *c, std::vector<Pending> &pending) {
+  for (Stmt *&child : c->children()) {
+    if (auto *inner = dyn_cast_or_null<clang::CompoundStmt>(child)) {
+      block(inner, pending);
+      continue;
+    }
+    if (auto *d = dyn_cast_or_null<clang::DeclStmt>(child)) {
+      forget(d, pending);
+      for (clang::Decl *x : d->decls()) {
+        auto *v = dyn_cast<clang::VarDecl>(x);
+        if (v && v->hasLocalStorage() && v->getType()->isPointerType() &&
+            (!v->getInit() ||
+             v->getInit()->isNullPointerConstant(ctx, CExpr::NPC_ValueDependentIsNotNull)))
+          pending.push_back({v, &child});
+      }
+      continue;
+    }
+    if (auto *b = dyn_cast_or_null<BinaryOperator>(child);
+        b && b->getOpcode() == clang::BO_Assign) {
+      const auto *l = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParens());
+      auto it = std::find_if(pending.begin(), pending.end(), [&](const Pending &p) {
+        return l && l->getDecl() == p.var;
+      });
+      if (it != pending.end() && !mentions(b->getRHS(), it->var)) {
+        Pending p = *it;
+        pending.erase(it);
+        forget(b->getRHS(), pending);
+        sink(p, &child, b->getRHS());
+        continue;
+      }
+    }
+    forget(child, pending);
+    visit(child);
+  }
+}
+
+// The blocks inside a statement that is not one: each starts afresh.
+void DeclSink::visit(Stmt *s) {
+  if (!s)
+    return;
+  if (auto *c = dyn_cast<clang::CompoundStmt>(s)) {
+    std::vector<Pending> pending;
+    block(c, pending);
+    return;
+  }
+  for (Stmt *child : s->children())
+    visit(child);
+}
+
+DeclSink::~DeclSink() {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it)
+    *it->first = it->second;
+  for (auto it = inits.rbegin(); it != inits.rend(); ++it)
+    it->first->setInit(it->second);
+  if (!undo.empty())
+    ctx.getParentMapContext().clear();
+}
+
+void DeclSink::apply(Stmt *body) {
+  visit(body);
+  if (!undo.empty())
+    ctx.getParentMapContext().clear();
+}
+
 // ----------------------------------------------------------- aliases
 
 static bool pointsToNumbers(QualType t) {

@@ -351,6 +351,34 @@ private:
   std::vector<std::pair<Stmt **, Stmt *>> undo;
 };
 
+// Moves, while a function is lowered, the declaration of a local pointer
+// declared without a value (or null) to its first assignment, when that
+// is a statement `p = e;` of the same block or of one around it, with no
+// mention of p between: C89's `double *t; ... t = malloc(...);` is then
+// `double *t = malloc(...);`, which the rest of lowering knows. Puts the
+// nodes back when destroyed (lower_views.cpp).
+class DeclSink {
+public:
+  explicit DeclSink(clang::ASTContext &ctx) : ctx(ctx) {}
+  DeclSink(const DeclSink &) = delete;
+  DeclSink &operator=(const DeclSink &) = delete;
+  ~DeclSink();
+  void apply(Stmt *body);
+
+private:
+  struct Pending {
+    clang::VarDecl *var;
+    Stmt **declSlot; // the DeclStmt that declares it
+  };
+  void visit(Stmt *s);
+  void block(clang::CompoundStmt *c, std::vector<Pending> &pending);
+  void sink(const Pending &p, Stmt **assignSlot, clang::Expr *value);
+  void forget(const Stmt *s, std::vector<Pending> &pending);
+  clang::ASTContext &ctx;
+  std::vector<std::pair<Stmt **, Stmt *>> undo;
+  std::vector<std::pair<clang::VarDecl *, clang::Expr *>> inits; // as they were
+};
+
 // Rewrites, while a function is lowered, each local pointer that only
 // ever points into one array B (`double *row = &B[k]`, reassigned `row =
 // B + j`, stepped `row++`) as an integer offset into B: a variable
@@ -831,6 +859,7 @@ public:
 
   const FunctionDecl *fd;
   clang::ASTContext &ctx;
+  DeclSink sinks{ctx};       // `double *t; t = e;` as `double *t = e;` (undone last)
   DerefRewrite derefs{ctx}; // `*p` as `p[0]` while this function is lowered
   AliasRewrite aliases{ctx}; // pointers into one array as offsets (undone first)
   Arena *arena;

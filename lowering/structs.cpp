@@ -697,9 +697,15 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
       }
       if (init && isa<ImplicitValueInitExpr>(init))
         init = nullptr;
-      if (l->kind == LeafKind::Pointer)
-        fail(loc, "a local struct with pointer field '" + l->path() +
-                      "' is not supported");
+      if (l->kind == LeafKind::Pointer) {
+        // a local pointer from then on (DESIGN 8.28); left unset without
+        // an initializer or from a null one, as a view is assigned
+        // before it is used
+        if (init && !init->isNullPointerConstant(
+                        ctx, Expr::NPC_ValueDependentIsNotNull))
+          out.push_back(assign(leafLvalue(l, loc), const_cast<Expr *>(init), loc));
+        continue;
+      }
       if (l->kind == LeafKind::Array) {
         const auto *il = init ? dyn_cast<InitListExpr>(init->IgnoreParens())
                               : nullptr;
@@ -733,12 +739,13 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
   for (size_t i = 0; i < dl.size(); i++) {
     Leaf *d = dl[i], *s = sl[i];
     if (d->kind == LeafKind::Pointer || s->kind == LeafKind::Pointer) {
-      if (d->kind == LeafKind::Pointer && d->decl->getType()->isPointerType() &&
-          dst.sv->role != StructRole::Local && dst.sv->role != StructRole::Result)
+      if (dst.sv->role != StructRole::Local)
         fail(loc, "assigning pointer field '" + d->path() + "' of '" +
-                      dst.sv->name + "' is not supported");
-      fail(loc, "copying a struct with pointer field '" + d->path() +
-                    "' is not supported");
+                      dst.sv->name + "' is not supported; a pointer field "
+                      "of a parameter may only be read through");
+      // a local's pointer field is a local pointer: it takes the view
+      out.push_back(assign(leafLvalue(d, loc), rvalue(leafLvalue(s, loc)), loc));
+      continue;
     }
     if (d->kind == LeafKind::Array) {
       for (long long k = 0; k < d->size; k++)
@@ -792,10 +799,6 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     collectLeaves(rt->getDecl(), path, sv->leaves, ctx, v->getLocation(),
                   "local '" + sv->name + "'");
     for (Leaf &l : sv->leaves) {
-      if (l.kind == LeafKind::Pointer)
-        fail(v->getLocation(), "local struct '" + sv->name +
-                                   "' has pointer field '" + l.path() +
-                                   "'; not supported");
       std::string leafName = sv->name;
       for (const FieldDecl *fl : l.fields)
         leafName += "_" + fl->getNameAsString();
@@ -803,6 +806,8 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
                        ? ctx.getConstantArrayType(l.elem,
                                                   llvm::APInt(64, l.size),
                                                   nullptr, ArrayType::Normal, 0)
+                   : l.kind == LeafKind::Pointer
+                       ? l.fields.back()->getType().getUnqualifiedType()
                        : l.elem;
       l.decl = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd),
                                v->getLocation(), v->getLocation(),
@@ -1433,9 +1438,49 @@ bool usesStructs(const clang::FunctionDecl *fd) {
   return mentionsStructs(fd->getBody());
 }
 
+// The functions whose bodies are flattened now (one being lowered, a
+// callee being looked into): never flattened twice over.
+static std::set<const clang::FunctionDecl *> flattenedNow;
+
+struct FlatBody::State {
+  const clang::FunctionDecl *orig;
+  Flattener fl;
+};
+
+FlatBody::FlatBody(const clang::FunctionDecl *def) {
+  auto it = flatToOrig.find(def);
+  if (it == flatToOrig.end())
+    return;
+  const clang::FunctionDecl *orig = it->second->getDefinition();
+  auto sig = flatSigs.find(it->second);
+  if (!orig || sig == flatSigs.end() || !sig->second->complete ||
+      flattenedNow.count(orig))
+    return;
+  state = new State{orig, Flattener(orig)};
+  flattenedNow.insert(orig);
+  try {
+    state->fl.flattenBody(*sig->second);
+  } catch (const StructError &) { // it was lowered, so this is not expected:
+    state->fl.restore();          // the callee's body stays as written
+  }
+}
+
+FlatBody::~FlatBody() {
+  if (!state)
+    return;
+  state->fl.restore();
+  flattenedNow.erase(state->orig);
+  delete state;
+}
+
 LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
                                SourceLocs &locs) {
   LoweredFunction out;
+  flattenedNow.insert(fd);
+  struct Done {
+    const clang::FunctionDecl *fd;
+    ~Done() { flattenedNow.erase(fd); }
+  } done{fd};
   Flattener fl(fd);
   FlatSig *sig = nullptr;
   try {

@@ -35,6 +35,22 @@ bool usesStructs(const clang::FunctionDecl *fd);
 LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
                                SourceLocs &locs);
 
+// While alive, the body of a flat function `def` (chad__flat_f) is
+// flattened, so that a caller's analysis of its callee's body (which
+// elements it touches, what it reads before it writes) sees the leaf
+// parameters it is called with; for any other function, nothing.
+class FlatBody {
+public:
+  explicit FlatBody(const clang::FunctionDecl *def);
+  ~FlatBody();
+  FlatBody(const FlatBody &) = delete;
+  FlatBody &operator=(const FlatBody &) = delete;
+
+private:
+  struct State;
+  State *state = nullptr;
+};
+
 } // namespace chad
 
 #endif

@@ -4,8 +4,10 @@
  * free on every path including early returns, the null test after an
  * allocation, scratch passed whole and as a view to a differentiable
  * callee, integer scratch, scratch allocated per loop iteration, an output
- * array filled by memcpy, and float scratch. Run under ASan too: f_fwd and
- * f_rev must free what they allocate on every path. */
+ * array filled by memcpy, float scratch, and pointers declared without a
+ * value and given their array by their first assignment (C89's style).
+ * Run under ASan too: f_fwd and f_rev must free what they allocate on
+ * every path. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +193,28 @@ float fscratch(const float *x, int n) {
     return s;
 }
 
+/* C89: pointers declared at the top without a value (or null), given
+ * their array by the first assignment: malloc'd, calloc'd, a view */
+CHAD_DIFFERENTIABLE
+double c89(const double *x, int n) {
+    double *t, *u = NULL, s;
+    const double *tail;
+    int i;
+    s = 0;
+    t = malloc(n * sizeof *t);
+    for (i = 0; i < n; i++)
+        t[i] = x[i] * x[i];
+    u = (double *)calloc(n, sizeof *u);
+    tail = x + n / 2;
+    for (i = 0; i < n - n / 2; i++)
+        u[i] = t[i] * tail[i];
+    for (i = 0; i < n; i++)
+        s += sin(u[i]) + t[i];
+    free(u);
+    free(t);
+    return s;
+}
+
 struct ctx { int n, k; int bin[GCA_MAX]; };
 #define C(c) ((const struct ctx *)(c))
 
@@ -210,6 +234,7 @@ SCALAR(copies)
 SCALAR(early)
 SCALAR(int_scratch)
 SCALAR(per_iter)
+SCALAR(c89)
 
 /* f(x, bin, n, k) -> y[0] */
 #define BINNED(F)                                                                            \
@@ -282,6 +307,7 @@ int main(void) {
         run(&p, "early return (not taken)", early_w, early_wfwd, early_wrev, c.n, 1, -0.9, 0.9);
         run(&p, "int scratch", int_scratch_w, int_scratch_wfwd, int_scratch_wrev, c.n, 1, -2, 2);
         run(&p, "per iteration", per_iter_w, per_iter_wfwd, per_iter_wrev, c.n, 1, -2, 2);
+        run(&p, "C89 declarations", c89_w, c89_wfwd, c89_wrev, c.n, 1, -2, 2);
         run(&p, "memcpy into output", oc_w, oc_wfwd, oc_wrev, c.n, c.n, -2, 2);
         p.prec = GC_FLOAT;
         run(&p, "float calloc", fs_w, fs_wfwd, fs_wrev, c.n, 1, -1, 1);

@@ -2,13 +2,14 @@
  * C"): by value, by pointer (const and not, written fields as outputs),
  * nested, with fixed-array and pointer-to-double fields, returned by
  * value, typedef'd anonymous (ADBench's Wishart), float fields, locals
- * assigned whole, and calls between differentiable functions passing
- * structs; functions with structs in the body only, called by others; a
+ * assigned whole, locals with pointer fields, and calls between
+ * differentiable functions passing structs; functions with structs in the body only, called by others; a
  * struct function called in a loop; shadow names that would be keywords.
  * Each is checked against finite differences, by forward/reverse duality
  * and for accumulation, through wrappers that pack the test vector into
  * the structs and the shadow structs. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "chad.h"
 #include "gradcheck.h"
@@ -119,6 +120,34 @@ CHAD_DIFFERENTIABLE
 void kw(struct V *o, const struct V *ouble, double t) {
     o->x = ouble->x * t;
     o->y = ouble->y * t * t;
+}
+
+/* a local struct with pointer fields: each is a local pointer. `data` is
+ * null at first and malloc'd by assignment, `src` a view of the
+ * parameter; the whole copy `v` aliases `m`'s data, so a write through it
+ * is one through `m`; `&m` passed to a callee that reads through both */
+struct M { int rows, cols; double *data; const double *src; };
+
+CHAD_DIFFERENTIABLE
+static double msum(const struct M *m) {
+    double s = 0;
+    for (int i = 0; i < m->rows * m->cols; i++)
+        s += m->data[i] * m->src[i % 2];
+    return s;
+}
+
+CHAD_DIFFERENTIABLE
+double locptr(const double *x) {
+    struct M m = {2, 2, 0, x + 2};
+    struct M v;
+    m.data = malloc(m.rows * m.cols * sizeof *m.data);
+    for (int i = 0; i < 4; i++)
+        m.data[i] = sin(x[i]) * x[(i + 1) % 4];
+    v = m;
+    v.data[1] *= x[0];
+    double r = msum(&m) + v.src[1] * m.data[1];
+    free(m.data);
+    return r;
 }
 
 /* ---- wrappers: x packs the struct's floating data in field order ---- */
@@ -345,6 +374,16 @@ static double locsq_v_gc_rev(const double *x, double *b, double s, void *c) {
     return r;
 }
 
+static double locptr_gc(const double *x, void *c) { (void)c; return locptr(x); }
+static double locptr_gc_fwd(const double *x, const double *d, double *r, void *c) {
+    (void)c;
+    return locptr_fwd(x, d, r);
+}
+static double locptr_gc_rev(const double *x, double *g, double s, void *c) {
+    (void)c;
+    return locptr_rev(x, g, s);
+}
+
 /* pfun_loop: x = pfun's x, then t */
 static double pfun_loop_gc(const double *x, void *c) {
     struct P p;
@@ -410,6 +449,7 @@ int main(void) {
     GC_CHECK(locsq, 1, 0.4, -1.3);
     GC_CHECK(locsq2, 1, 0.4, -1.3);
     GC_CHECK(locsq_v, 2, 0.4, -1.3, 0.8, 0.2);
+    GC_CHECK(locptr, 4, 0.3, -0.4, 1.1, 0.2, -0.7, 0.5, 1.5, -2.0);
     GC_CHECKF(pfun_loop, 11, 0.3, -0.4, 1.1, 0.2, -0.7, 0.5, 1.5, -2.0, 0.1, 0.75, 0.6);
     p.ctx = NULL, p.nout = 2, p.nin = 3;
     p.name = "scale", p.f = scale_w, p.fwd = scale_wfwd, p.rev = scale_wrev;

@@ -367,6 +367,8 @@ class Gen:
         self.rsw = random.Random(seed * 86028121 + 13)
         # and so do those about struct fields read and then written (in-out)
         self.rsi = random.Random(seed * 122949829 + 17)
+        # and so do those about local structs with pointer fields (8.28)
+        self.rlp = random.Random(seed * 141650939 + 19)
         # and so do those about pointers walked and written through, loop
         # steps known at run time, and loops that call array-updating
         # callees (walks)
@@ -787,13 +789,20 @@ class Gen:
         hdr = "for (" + fn.ity + " %s = 0; %s < n; %s++)"
         lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
         out = []
+        # C89's style: declared without a value (or null) and allocated by
+        # the first assignment, a statement apart (DESIGN.md 8.28)
+        late = form != "vla" and r.random() < 0.3
+        decl = "@T *%s = " % m
+        if late:
+            out.append(S(self, "raw", r.choice(["@T *%s;", "@T *%s = NULL;"]) % m, fixed=True))
+            decl = "%s = " % m
         if form == "vla":
             out.append(S(self, "raw", "@T %s[n];" % m, fixed=True))
         elif form == "calloc":
-            out.append(S(self, "raw", "@T *%s = calloc(n, sizeof *%s);" % (m, m), fixed=True))
+            out.append(S(self, "raw", decl + "calloc(n, sizeof *%s);" % m, fixed=True))
         else:
             cast = r.choice(["", "(@T *)"])
-            out.append(S(self, "raw", "@T *%s = %smalloc(%s);" % (m, cast, size), fixed=True))
+            out.append(S(self, "raw", decl + "%smalloc(%s);" % (cast, size), fixed=True))
         if form != "vla" and r.random() < 0.3:
             # the null test: dead code to chad, which assumes success
             out.append(S(self, "raw", "if (!%s) abort();" % m, fixed=True))
@@ -1544,17 +1553,32 @@ class Gen:
     def struct_local(self, c):
         """A local struct: an initializer list (designated or not), a copy of
         another struct, a declaration then a whole assignment, or a
-        declaration then every field assigned."""
+        declaration then every field assigned. A type with a pointer field
+        (DESIGN.md 8.28) is copied (the copy reads the same data) or has
+        its fields assigned, the pointer a local array's start."""
         rst = self.rst
         fn = c.fn
         fn.nvar += 1
         nm = "sl%d" % fn.nvar
-        st = self.pick_stype(fn.T, ptr_ok=False)
+        st = self.pick_stype(fn.T, ptr_ok=self.rlp.random() < 0.35)
         spell = rst.choice(st.spells)
         srcs = self.struct_values(fn, st)
-        form = rst.choice(["init", "desig", "copy", "assign", "fields"] if srcs else
-                          ["init", "desig", "fields"])
+        if st.has_ptr:
+            form = self.rlp.choice(["copy", "assign", "fields"] if srcs else ["fields"])
+        else:
+            form = rst.choice(["init", "desig", "copy", "assign", "fields"] if srcs else
+                              ["init", "desig", "fields"])
         out = []
+        backing = {}
+        if form == "fields":
+            for path, kind, info in st.leaves():
+                if kind == "p":  # the data the pointer field will point to
+                    fn.nvar += 1
+                    b = backing[path] = "sb%d" % fn.nvar
+                    out.append(S(self, "raw", "@T %s[%d];" % (b, info[2]), fixed=True))
+                    for k in range(info[2]):
+                        out.append(S(self, "raw", "%s[%d] = {0};" % (b, k), [self.expr(c, 2)],
+                                     fixed=True))
         if form in ("init", "desig"):
             kids = []
             fmt = self.init_list(c, st, kids, form == "desig")
@@ -1566,7 +1590,7 @@ class Gen:
             out.append(S(self, "raw", "%s = %s;" % (nm, rst.choice(srcs)[0]), fixed=True))
         else:
             out.append(S(self, "raw", "%s %s;" % (spell, nm)))
-            out += self.assign_fields(c, st, nm + ".")
+            out += self.assign_fields(c, st, nm + ".", backing)
         self.add_local(c, nm, st)
         return out
 
@@ -1578,15 +1602,20 @@ class Gen:
         fn.mutable += [nm + "." + path for path, kind, _ in st.leaves() if kind == "f"]
         fn.slocals.append((nm, st))
 
-    def assign_fields(self, c, st, acc):
+    def assign_fields(self, c, st, acc, backing=None):
         """Every leaf of a struct assigned, in field order (never dropped:
-        a field is written before it is read)."""
+        a field is written before it is read); a pointer field the array
+        backing names for it, its length field that array's length."""
         out = []
+        lens = st.lengths()
         for path, kind, info in st.leaves():
             if kind == "f":
                 out.append(S(self, "raw", "%s%s = {0};" % (acc, path), [self.expr(c, 2)], fixed=True))
+            elif kind == "p":
+                out.append(S(self, "raw", "%s%s = %s;" % (acc, path, backing[path]), fixed=True))
             elif kind == "i":
-                out.append(S(self, "raw", "%s%s = %d;" % (acc, path, self.rst.randint(0, 3)), fixed=True))
+                v = lens[path] if path in lens else self.rst.randint(0, 3)
+                out.append(S(self, "raw", "%s%s = %d;" % (acc, path, v), fixed=True))
             elif kind == "a":
                 for k in range(info):
                     out.append(S(self, "raw", "%s%s[%d] = {0};" % (acc, path, k), [self.expr(c, 2)],
