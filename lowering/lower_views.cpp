@@ -370,36 +370,60 @@ void AliasRewrite::collect(const Stmt *s) {
 // Which pointers are aliases: every value given is a view of the same root
 // (through other aliases).
 void AliasRewrite::resolve() {
+  // Each pointer's root by a fixpoint over the values it is given: unknown
+  // (absent), one root, or none (null: a value from no root, or values from
+  // two). Values only go down, so it ends; a value from a pointer whose
+  // root is still unknown waits, so that a cycle of copies (`q = p; p =
+  // q;`, structs copied back and forth) keeps the root that enters it.
   std::map<const clang::VarDecl *, const clang::VarDecl *> rootOf;
-  std::set<const clang::VarDecl *> visiting;
-  std::function<const clang::VarDecl *(const clang::VarDecl *)> root =
-      [&](const clang::VarDecl *v) -> const clang::VarDecl * {
-    if (isRoot(v))
-      return v;
-    auto it = rootOf.find(v);
-    if (it != rootOf.end())
-      return it->second;
-    if (!defs.count(v) || refused.count(v) || visiting.count(v) || defs[v].empty())
-      return nullptr;
-    visiting.insert(v);
-    const clang::VarDecl *r = nullptr;
-    bool ok = true;
-    for (const CExpr *e : defs[v]) {
-      const clang::VarDecl *b = baseOf(e);
-      if (b && visiting.count(b)) // `p = p + 1`, `t = a; a = t;`: the root it has
-        continue;
-      const clang::VarDecl *rb = b ? root(b) : nullptr;
-      ok = ok && rb && (!r || r == rb);
-      r = rb;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[v, values] : defs) {
+      auto at = rootOf.find(v);
+      if (at != rootOf.end() && !at->second)
+        continue; // none stays none
+      const clang::VarDecl *r = at != rootOf.end() ? at->second : nullptr;
+      bool none = refused.count(v) || values.empty();
+      for (const CExpr *e : values) {
+        if (none)
+          break;
+        const clang::VarDecl *b = baseOf(e), *rb = nullptr;
+        if (b == v && b)
+          continue; // `p = p + 1`: the root it has
+        if (!b) {
+          none = true;
+        } else if (isRoot(b)) {
+          rb = b;
+        } else if (!defs.count(b)) {
+          none = true;
+        } else {
+          auto it = rootOf.find(b);
+          if (it == rootOf.end())
+            continue; // not known yet
+          rb = it->second;
+          none = !rb;
+        }
+        if (!none && r && r != rb)
+          none = true;
+        if (!none)
+          r = rb;
+      }
+      if (!none && !r)
+        continue; // still unknown
+      const clang::VarDecl *now = none ? nullptr : r;
+      if (at == rootOf.end() || at->second != now) {
+        rootOf[v] = now;
+        changed = true;
+      }
     }
-    ok = ok && r;
-    visiting.erase(v);
-    rootOf[v] = ok ? r : nullptr;
-    return rootOf[v];
+  }
+  for (auto &[v, values] : defs)
+    if (!rootOf.count(v)) // a cycle no root enters
+      rootOf[v] = nullptr;
+  auto root = [&](const clang::VarDecl *v) -> const clang::VarDecl * {
+    return isRoot(v) ? v : rootOf.at(v);
   };
   QualType diff = ctx.getPointerDiffType();
-  for (auto &[v, values] : defs)
-    root(v);
   // A cycle is skipped above (`p = p + 1` keeps p's root), which is right
   // only if the cycle keeps one root: after `t = nxt; nxt = cur; cur = t;`
   // nxt may hold cur's. So a pointer is an alias only when every value it

@@ -106,6 +106,27 @@ double cleared(int n, const double *x) {
     return s;
 }
 
+/* pointers copied one into another and back (`q = p; ... p = q;`, as
+ * structs with pointer fields copied back and forth make them): one
+ * root enters the cycle, so both are aliases of it (found by tests/gen:
+ * seed 1007202, refused before); written through, then read */
+CHAD_DIFFERENTIABLE
+double cycled(int n, const double *x) {
+    double *t = malloc(n * sizeof *t);
+    double *p, *q;
+    p = t;
+    for (int i = 0; i < n; i++)
+        p[i] = x[i] * x[i];
+    q = p;
+    q[0] += sin(x[n - 1]);
+    p = q;
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += p[i] * q[(i + 1) % n];
+    free(t);
+    return s;
+}
+
 struct ctx { int n, b; };
 #define C(c) ((const struct ctx *)(c))
 
@@ -155,6 +176,14 @@ static void cl_rev(const double *x, double *xb, double *y, const double *yb, voi
     y[0] = cleared_rev(C(c)->n, x, xb, yb[0]);
 }
 
+static void cy_w(const double *x, double *y, void *c) { y[0] = cycled(C(c)->n, x); }
+static void cy_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = cycled_fwd(C(c)->n, x, dx, &dy[0]);
+}
+static void cy_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = cycled_rev(C(c)->n, x, xb, yb[0]);
+}
+
 /* x = (a n, b 2) */
 static void sw_w(const double *x, double *y, void *c) { y[0] = switching(C(c)->n, x, x + C(c)->n); }
 static void sw_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
@@ -183,6 +212,9 @@ int main(void) {
         c.n = n;
         snprintf(name, sizeof name, "cleared n=%d", n);
         p.nin = n, p.nout = 1, p.f = cl_w, p.fwd = cl_fwd, p.rev = cl_rev;
+        gca_check_random(&p, 3, -1, 1);
+        snprintf(name, sizeof name, "cycled n=%d", n);
+        p.nin = n, p.nout = 1, p.f = cy_w, p.fwd = cy_fwd, p.rev = cy_rev;
         gca_check_random(&p, 3, -1, 1);
         snprintf(name, sizeof name, "stepped n=%d", n + 3);
         c.n = n + 3;
