@@ -50,5 +50,7 @@ Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
 Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
 Expr *licm_expr(Module *m, Expr *e);         /* loop-invariant code motion */
+Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
+                                                before the loop (not ANF) */
 
 #endif

@@ -1,7 +1,8 @@
 /* driver.c: the AD pipeline for one function (DESIGN.md section 4).
  *
  * lowered IR -> ANF -> inlining of the callees that have no reverse
- * halves -> forward and reverse CHAD (with linear maps) ->
+ * halves -> unswitching of loops that choose arrays -> forward and
+ * reverse CHAD (with linear maps) ->
  * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
  * flatten if results -> simplify -> CSE -> loop-invariant code motion ->
  * CSE -> DCE -> split f$rev into f$aug and f$bwd.
@@ -136,6 +137,23 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     reserve_binders(&names, fr->body);
     dump_func(opt, "with callees inlined", fr);
   }
+  /* a loop choosing the same array at every step chooses once, before it
+   * (ad/unswitch.c); should reverse mode refuse what that made, it gets the
+   * loop as written, so unswitching never costs a derivative */
+  Func *written = fr;
+  Expr *unswitched = unswitch_expr(m, fr->body);
+  if (unswitched != fr->body) {
+    Func copy = *fr;
+    copy.body = simplify_expr(m, anf_body(m, &copy, unswitched));
+    Func *fu = anf_func(m, &copy);
+    if (!check_stage(m, fu, CHECK_SOURCE, "unswitching", err)) {
+      nameset_free(&names);
+      return false;
+    }
+    reserve_binders(&names, fu->body);
+    dump_func(opt, "with loops unswitched", fu);
+    fr = fu;
+  }
   Func *fwd = ad_forward(m, fr, &names);
   if (opt && opt->forward_only) {
     nameset_free(&names);
@@ -148,6 +166,10 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
                !expr_contains(fr->body, E_UPDATE);
   bool store = !(opt && opt->recompute);
   Func *rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, err);
+  if (!rev && fr != written) {
+    fr = written;
+    rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, err);
+  }
   /* the halves cannot share an undo log (each is a function of its own):
    * when f$rev stores residuals there, the halves come from an f$rev
    * whose loops recompute */

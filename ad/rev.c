@@ -377,13 +377,17 @@ static Expr *branch_rev(Rev *s, IfRev *info, int j, Expr *branch, Bindings *bpri
   return r;
 }
 
-/* An int computed by a comparison, logic or int arithmetic, or float
- * arithmetic that C cannot contract with a neighbour (so that computing it
- * again gives the same bits): cheaper to compute again than to carry. */
+/* An int computed by a comparison, logic or int arithmetic, a conversion
+ * from another integer type (a view's `long` offset made an `int` index),
+ * or float arithmetic that C cannot contract with a neighbour (so that
+ * computing it again gives the same bits): cheaper to compute again than
+ * to carry. */
 static bool is_cheap(const Expr *rhs) {
   if (rhs->kind != E_PRIM || !rhs->type)
     return false;
   PrimClass c = prim_info(rhs->op)->cls;
+  if (rhs->type->kind == TY_INT && c == PC_CAST)
+    return rhs->args[0]->type && rhs->args[0]->type->kind == TY_INT;
   if (rhs->type->kind == TY_INT)
     return c == PC_CMP || c == PC_LOGIC || c == PC_ARITH || c == PC_BITS;
   return c == PC_ARITH && !rhs->contract;
@@ -562,6 +566,10 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   memset(bprimal, 0, sizeof bprimal);
   Expr *result[2];
   PtrVec res[2];
+  /* the marks a branch may push come before those of the loops inside it,
+   * as marks are numbered outer first (DESIGN 8.13) */
+  int branch_mark = s->marks + 1;
+  s->marks += 2;
   for (int j = 0; j < 2; j++) {
     result[j] = branch_rev(s, info, j, rhs->args[1 + j], &bprimal[j]);
     res[j] = branch_residuals(s, &bprimal[j], &info->rev[j], &info->outer_vals[j]);
@@ -592,7 +600,7 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
         bindings_of(s->a, stripped, &once);
       }
       if (bindings_log(&bprimal[j])) {
-        int mark = ++s->marks;
+        int mark = branch_mark + j;
         bind(s, &again, "undone", ex_logundo(s->a, mark, ex_tuple(s->a, 0, NULL)));
         Bindings marked = {0};
         bind(s, &marked, "mark", ex_logmark(s->a, mark));

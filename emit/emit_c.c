@@ -949,6 +949,35 @@ static void take_made_arrays(Em *e, CVal *res, const char **lens, const bool *ma
   }
 }
 
+/* An array leaf of an if's result whose branches know its length by
+ * different names (a loop's array unswitched into two copies, one that
+ * writes it and one that passes it on) gets a length of its own, declared
+ * before the if and set at the end of each branch. */
+static void name_branch_lengths(Em *e, CVal *res, CVal *t, CVal *f, StrBuf *then,
+                                StrBuf *other, const char **named) {
+  PtrVec rl = {0}, tl = {0}, fl = {0};
+  leaves_of(e->a, res, &rl);
+  leaves_of(e->a, t, &tl);
+  leaves_of(e->a, f, &fl);
+  StrBuf *out = e->out;
+  for (int i = 0; i < rl.len && i < tl.len && i < fl.len; i++) {
+    CVal *r = rl.items[i], *a = tl.items[i], *b = fl.items[i];
+    if (r->type->kind != TY_ARRAY || r->len || !r->expr || !a->len || !b->len)
+      continue;
+    const char *n = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_n", r->expr));
+    line(e, "int %s;", n);
+    e->indent++;
+    e->out = then;
+    line(e, "%s = %s;", n, a->len);
+    e->out = other;
+    line(e, "%s = %s;", n, b->len);
+    e->indent--;
+    e->out = out;
+    r->len = n;
+    named[i] = n;
+  }
+}
+
 static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *res = declare_if_result(e, x, rhs, rest);
   varmap_put(&e->vals, x, res);
@@ -971,6 +1000,9 @@ static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   e->out = out;
   join_array_leaves(e, res, t, f);
   take_made_arrays(e, res, lens, made_t, made_f);
+  const char **named = arena_alloc(e->a, sizeof(char *) * (size_t)n);
+  memset(named, 0, sizeof(char *) * (size_t)n);
+  name_branch_lengths(e, res, t, f, &then, &other, named);
   line(e, "if (%s) {", scalar_text(e, rhs->args[0]));
   if (then.len)
     sb_puts(e->out, then.data);
@@ -990,6 +1022,8 @@ static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
       line(e, "(void)%s;", l->expr);
     if (lens[i])
       line(e, "(void)%s;", lens[i]);
+    if (named[i])
+      line(e, "(void)%s;", named[i]);
   }
 }
 
@@ -1591,6 +1625,13 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
     line(e, "%s = %s;", ((CVal *)leaves.items[i])->expr, tmp[i]);
   close_scope(e, saved);
   close_loop(e);
+  /* an array every step passes on as it is keeps the initial one's length */
+  for (int i = 0; !in_place && i < leaves.len && i < init_leaves.len; i++) {
+    CVal *l = leaves.items[i], *il = init_leaves.items[i];
+    if (l->type->kind == TY_ARRAY && !l->len && il->len &&
+        strcmp(((CVal *)src.items[i])->expr, l->expr) == 0)
+      l->len = il->len;
+  }
   for (int i = 0; permuted && i < leaves.len; i++) {
     CVal *l = leaves.items[i];
     l->alias = NULL; /* own memory, origin unknown */

@@ -4,6 +4,8 @@
  *   chad-irc --dump FILE.ir     also print every stage of the pipeline
  *   chad-irc --primal FILE.ir   also print the primal functions: the output
  *                               is a translation unit that needs no plugin
+ *   chad-irc --recompute FILE.ir  loops never store their residuals (the
+ *                               plugin's -fplugin-arg-chad-recompute)
  *
  * For debugging, bug reports, and tests of the emitter that compile its
  * output with a C compiler. Exit status 1 on any error, with a located
@@ -30,7 +32,12 @@ static char *read_all(const char *path) {
 }
 
 int main(int argc, char **argv) {
-  bool dump = argc > 2 && strcmp(argv[1], "--dump") == 0;
+  bool dump = false, primal = false, recompute = false;
+  for (int i = 1; i < argc - 1; i++) {
+    dump |= strcmp(argv[i], "--dump") == 0;
+    primal |= strcmp(argv[i], "--primal") == 0;
+    recompute |= strcmp(argv[i], "--recompute") == 0;
+  }
   /* --primal is read below, once the module exists */
   const char *path = argv[argc - 1];
   if (argc < 2) {
@@ -50,10 +57,9 @@ int main(int argc, char **argv) {
     status = 1;
   }
   int n = m->funcs.len;
-  bool primal = argc > 2 && strcmp(argv[1], "--primal") == 0;
   if (primal && !status)
     printf("#include <math.h>\n\n");
-  AdOptions opt = {.dump = dump ? stdout : NULL};
+  AdOptions opt = {.dump = dump ? stdout : NULL, .recompute = recompute};
   for (int i = 0; i < n && !status; i++) {
     Func *f = m->funcs.items[i];
     if (f->is_custom) /* the user's C and its g_fwd/g_rev: nothing to emit */

@@ -134,6 +134,42 @@ double maybe_swap(const double *x, int n, int steps, double g) {
     return sumsq(cur, n) + 0.5 * sumsq(nxt, n);
 }
 
+/* writes under a test no step changes, with and without an else: the
+ * inner loop is unswitched (ad/unswitch.c, DESIGN 8.29), and without the
+ * else one copy of it writes nothing */
+CHAD_DIFFERENTIABLE
+double flag_write(const double *x, int n, int steps, double c) {
+    double a[16], b[16];
+    for (int i = 0; i < n; i++) {
+        a[i] = x[i];
+        b[i] = x[i] * c;
+    }
+    for (int t = 0; t < 3; t++)
+        for (int i = 1; i < n; i++)
+            if (steps > 2)
+                a[i] += c * sin(a[i - 1]);
+            else
+                b[i] = b[i - 1] * c + a[i];
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+CHAD_DIFFERENTIABLE
+double flag_skip(const double *x, int n, int steps, double c) {
+    double a[16];
+    for (int i = 0; i < n; i++)
+        a[i] = x[i];
+    for (int i = 1; i < n; i++)
+        if (steps % 2 == 1)
+            a[i] = a[i] * c + cos(a[i - 1]);
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * a[i] * c;
+    return s;
+}
+
 /* ------------------------------------------------------------- checks */
 
 struct ctx { int n, steps; };
@@ -158,6 +194,8 @@ static void heat_wrev(const double *x, double *xb, double *y, const double *yb, 
         y[0] = f##_rev(x, xb, CN(c), CS(c), x[CN(c)], &xb[CN(c)], yb[0]); }
 XC_WRAP(heat_local)
 XC_WRAP(maybe_swap)
+XC_WRAP(flag_write)
+XC_WRAP(flag_skip)
 
 /* leapfrog: x = (y0, y1, k) */
 static void lf_w(const double *x, double *y, void *c) {
@@ -213,6 +251,8 @@ int main(void) {
             run("leapfrog", n, steps, 2 * n + 1, 1, lf_w, lf_wfwd, lf_wrev);
             run("smooth", n, steps, n + 1, n, sm_w, sm_wfwd, sm_wrev);
             run("maybe_swap", n, steps, n + 1, 1, maybe_swap_w, maybe_swap_wfwd, maybe_swap_wrev);
+            run("flag_write", n, steps, n + 1, 1, flag_write_w, flag_write_wfwd, flag_write_wrev);
+            run("flag_skip", n, steps, n + 1, 1, flag_skip_w, flag_skip_wfwd, flag_skip_wrev);
         }
     return gc_summary();
 }

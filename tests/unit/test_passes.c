@@ -2,6 +2,7 @@
  *
  * A case in tests/passes is a file ending in .ir:
  *   ; pass: anf | simplify | cse | dce | licm | linmap | flatten | materialize
+ *           | unswitch
  *   (def ...)            the input function(s); the pass runs on the last,
  *                        after normalisation to ANF (passes require it)
  *   ; expect:
@@ -34,6 +35,8 @@ static Expr *run_pass(Module *m, const char *pass, Func *f) {
     return anf_expr(m, linmap_eliminate(m, e));
   if (!strcmp(pass, "flatten")) /* renamed, so the output reads unambiguously */
     return anf_body(m, f, flatten_ifs(m, e));
+  if (!strcmp(pass, "unswitch")) /* its output is normalised again */
+    return anf_body(m, f, unswitch_expr(m, e));
   if (!strcmp(pass, "materialize"))
     return anf_expr(m, materialize_expr(m, e));
   return NULL;
