@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 8.23851
-1 8.35833
-2 8.24166
-3 8.19803
+0 7.9769
+1 7.79183
+2 7.77067
+3 7.69545
 EOD
 $tool1 << EOD
-0 228.917
-1 229.326
-2 201.43
-3 212.62
+0 218.451
+1 216.762
+2 217.532
+3 216.58
 EOD
 $tool2 << EOD
-0 46.089
-1 44.6969
-2 44.2997
-3 43.5413
+0 45.2929
+1 46.8635
+2 44.6734
+3 45.3865
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-ba.png"

@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 3.90915
-1 4.10614
-2 3.88709
-3 4.03763
-4 3.8859
+0 2.99306
+1 2.95795
+2 2.93176
+3 3.10442
+4 3.07597
 EOD
 $tool1 << EOD
-0 5.67889
-1 5.79888
-2 5.55905
-3 11.1783
-4 11.1443
+0 5.46004
+1 5.76988
+2 5.61566
+3 10.8359
+4 11.3963
 EOD
 $tool2 << EOD
-0 528.986
-1 544.559
-2 987.224
-3 553.948
+0 545.921
+1 542.803
+2 993.208
+3 573.159
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
