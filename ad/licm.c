@@ -6,8 +6,8 @@
  * Derivative loops need this most: a reverse loop recomputes a body whose
  * partial derivatives often involve only loop-invariant factors and the
  * (invariant) cotangent of a sum. Only operations that cannot fail are
- * moved, since a loop may run zero times: arithmetic other than integer
- * division, and constant tables; never array reads, calls, loops, effects,
+ * moved, since a loop may run zero times: operations that cannot fail
+ * (prim_may_hoist: no integer division), and constant tables; never array reads, calls, loops, effects,
  * allocations or updates (an alloc hoisted out of a loop would be one array
  * shared, and updated, by every iteration) (nor tuples and
  * projections, which cost nothing). Inner loops are treated first, so values move out level by
@@ -26,14 +26,7 @@ static Expr *licm_block(Licm *s, Expr *e);
 static bool movable(const Expr *rhs) {
   switch (rhs->kind) {
   case E_PRIM:
-    if ((rhs->op == P_DIV || rhs->op == P_MOD) && rhs->type && rhs->type->kind == TY_INT)
-      return false; /* may divide by zero */
-    if (prim_info(rhs->op)->cls == PC_CAST && rhs->type && rhs->type->kind == TY_INT &&
-        type_is_float(rhs->args[0]->type))
-      return false; /* out of range is undefined in C */
-    if (prim_info(rhs->op)->cls == PC_SHIFT)
-      return false; /* so is a shift by the width or more */
-    return true;
+    return prim_may_hoist(rhs);
   case E_TABLE:
     return true; /* a constant: made once, never fails */
   default:

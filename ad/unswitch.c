@@ -72,18 +72,13 @@ static bool is_test(const Expr *rhs) {
 
 enum { INVARIANT_DEPTH = 4 }; /* operations computed before the loop, per operand */
 
-/* Can this operation run before the loop, where it may run although the
- * loop runs no step? Arithmetic that cannot fail: division and remainder
- * only by a nonzero constant, no float-to-int conversion, no shift. */
-static bool safe_before(const Expr *rhs) {
-  if (rhs->kind != E_PRIM || !rhs->type)
-    return false;
-  PrimClass c = prim_info(rhs->op)->cls;
-  if ((rhs->op == P_DIV || rhs->op == P_MOD) && rhs->type->kind == TY_INT)
-    return rhs->args[1]->kind == E_CONST && rhs->args[1]->ival != 0;
-  if (c == PC_CAST)
-    return rhs->type->kind != TY_INT || !type_is_float(rhs->args[0]->type);
-  return c == PC_ARITH || c == PC_CMP || c == PC_LOGIC || c == PC_BITS;
+/* Can this operation run before the loop (prim_may_hoist), or is it an
+ * integer division or remainder by a constant that cannot fail (`k % 2`)? */
+static bool may_run_before(const Expr *rhs) {
+  if (rhs->kind == E_PRIM && (rhs->op == P_DIV || rhs->op == P_MOD) && rhs->type &&
+      rhs->type->kind == TY_INT)
+    return rhs->args[1]->kind == E_CONST && rhs->args[1]->ival != 0 && rhs->args[1]->ival != -1;
+  return prim_may_hoist(rhs);
 }
 
 /* Is atom x the same in every step: a constant, a variable bound outside
@@ -92,7 +87,7 @@ static bool invariant_atom(Unswitch *s, const Expr *x, int depth) {
   if (x->kind != E_VAR || !varmap_has(&s->inside, x->var))
     return expr_is_atom(x);
   const Expr *rhs = varmap_get(&s->rhs_of, x->var);
-  if (!rhs || depth >= INVARIANT_DEPTH || !safe_before(rhs))
+  if (!rhs || depth >= INVARIANT_DEPTH || !may_run_before(rhs))
     return false;
   for (int i = 0; i < rhs->nargs; i++)
     if (!invariant_atom(s, rhs->args[i], depth + 1))

@@ -251,6 +251,17 @@ bool type_holds_array(const Type *t) {
   return false;
 }
 
+bool prim_may_hoist(const Expr *rhs) {
+  if (rhs->kind != E_PRIM || !rhs->type)
+    return false;
+  PrimClass c = prim_info(rhs->op)->cls;
+  if ((rhs->op == P_DIV || rhs->op == P_MOD) && rhs->type->kind == TY_INT)
+    return false; /* may divide by zero */
+  if (c == PC_CAST)
+    return rhs->type->kind != TY_INT || !type_is_float(rhs->args[0]->type);
+  return c != PC_SHIFT;
+}
+
 bool atom_eq(const Expr *x, const Expr *y) {
   if (x->kind != y->kind)
     return false;

@@ -59,6 +59,13 @@ int active_index(const Type *t, int i);
 bool type_holds_array(const Type *t);
 bool atom_eq(const Expr *x, const Expr *y);
 
+/* Can this primitive run where the source might not have run it (before a
+ * loop that may run no step)? Operations that cannot fail: no integer
+ * division or remainder, no float-to-int conversion (out of range is
+ * undefined), no shift (by the width or more is undefined). Used by LICM
+ * and unswitching. */
+bool prim_may_hoist(const Expr *rhs);
+
 /* Does e hold a node of kind k, in nested blocks too? */
 bool expr_contains(const Expr *e, ExprKind k);
 
