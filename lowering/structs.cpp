@@ -72,6 +72,9 @@ struct Leaf {
   long long size = 0;      // Array: number of elements
   bool written = false;    // the body writes it (its elements for arrays)
   VarDecl *decl = nullptr; // the leaf in the flat function
+  // In an array of structs: the leaf is a pointer to the field of the
+  // first struct, and the field of struct i is `stride * i` elements on.
+  long long stride = 0;
   bool outScalar = false;  // decl is a `T *` of one element: `decl[0]`
   std::string path() const { // C access from the struct: "in.x"
     std::string s;
@@ -87,6 +90,7 @@ struct Leaf {
 enum class StructRole {
   ByValue,   // a `struct S s` parameter
   ByPointer, // a `struct S *p` or `const struct S *p` parameter
+  ByArray,   // such a parameter indexed as an array, `p[i].x` (read only)
   Local,     // a local `struct S t`
   Result,    // the function's struct result
 };
@@ -120,6 +124,9 @@ struct FlatSig {
   std::vector<std::unique_ptr<StructVar>> structs; // parameters
   std::unique_ptr<StructVar> result;               // a struct result
   bool complete = false; // leaves made (false while being made)
+  // Local pointers to structs, `S *q = &s;`, each with its initialiser:
+  // another name for what the initialiser points to (never reassigned).
+  std::map<const VarDecl *, const Expr *> structPointers;
   // Structs in the signature. Without (structs in the body only), the flat
   // function has f's own name, parameters and linkage: callers, which do
   // not flatten calls of it, call it as f, and no wrappers are needed.
@@ -237,6 +244,9 @@ void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
 struct StructRef {
   StructVar *sv = nullptr;
   std::vector<const FieldDecl *> fields;
+  // In an array of structs: the terms whose sum is the struct's index
+  // (none: the first struct).
+  std::vector<const Expr *> index;
 };
 
 class Flattener {
@@ -261,10 +271,17 @@ private:
 
   // signature
   void scanWrites(const Stmt *s, FlatSig &sig);
+  void scanStructPointers(const Stmt *s, FlatSig &sig);
+  void checkStructPointerUses(const Stmt *s, const FlatSig &sig);
   void markWritten(const Expr *target, FlatSig &sig);
   StructVar *varOf(const FlatSig &sig, const VarDecl *v);
   bool resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
-               std::vector<const FieldDecl *> &fields, bool &viaPointer);
+               std::vector<const FieldDecl *> &fields, bool &viaPointer,
+               int depth = 0, std::vector<const Expr *> *index = nullptr);
+  bool usedAsArray(const Stmt *s, const ParmVarDecl *p);
+  // Local pointers into an array of structs: the variable holding the
+  // index they were initialised with.
+  std::map<const VarDecl *, VarDecl *> pointerIndex;
 
   // body
   bool resolveRef(const Expr *e, StructRef &r);
@@ -287,9 +304,17 @@ private:
   void callIntoLeaves(const StructRef &dst, const Expr *src,
                       std::vector<Stmt *> &out, SourceLocation loc);
   int temps = 0; // temporaries made for struct results
-  Expr *leafLvalue(Leaf *l, SourceLocation loc);
-  Expr *elementLvalue(Leaf *l, long long k, SourceLocation loc);
-  Expr *arrayArg(Leaf *l, SourceLocation loc);
+  void indexReadOnce(const StructRef &r, size_t uses, const Expr *at);
+  Expr *leafLvalue(Leaf *l, SourceLocation loc,
+                   const std::vector<const Expr *> &index = {});
+  Expr *elementLvalue(Leaf *l, long long k, SourceLocation loc,
+                      const std::vector<const Expr *> &index = {});
+  Expr *arrayArg(Leaf *l, SourceLocation loc,
+                 const std::vector<const Expr *> &index = {});
+  Expr *offset(const Leaf *l, const std::vector<const Expr *> &index,
+               long long k, SourceLocation loc);
+  Expr *indexSum(const std::vector<const Expr *> &index, SourceLocation loc);
+  Expr *longBinary(Expr *a, Expr *b, BinaryOperatorKind op, SourceLocation loc);
 
   // node builders
   Expr *ref(VarDecl *d, SourceLocation loc) {
@@ -358,11 +383,33 @@ StructVar *Flattener::varOf(const FlatSig &sig, const VarDecl *v) {
 // an array of structs...).
 bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
                         std::vector<const FieldDecl *> &fields,
-                        bool &viaPointer) {
+                        bool &viaPointer, int depth,
+                        std::vector<const Expr *> *index) {
+  if (depth > 64) // `S *p = p;`, or a chain longer than any real one
+    return false;
   e = e->IgnoreParens();
+  // `p[i]`, `p + i`: struct i of an array of structs
+  const Expr *base = nullptr, *at = nullptr;
+  if (const auto *a = dyn_cast<ArraySubscriptExpr>(e)) {
+    base = a->getBase();
+    at = a->getIdx();
+  } else if (const auto *b = dyn_cast<BinaryOperator>(e);
+             b && b->getOpcode() == BO_Add && b->getType()->isPointerType()) {
+    bool left = b->getLHS()->getType()->isPointerType();
+    base = left ? b->getLHS() : b->getRHS();
+    at = left ? b->getRHS() : b->getLHS();
+  }
+  if (base) {
+    if (!resolve(base, sig, sv, fields, viaPointer, depth + 1, index) ||
+        sv->role != StructRole::ByArray || !fields.empty())
+      return false;
+    if (index)
+      index->push_back(at);
+    return true;
+  }
   if (const auto *m = dyn_cast<MemberExpr>(e)) {
     const auto *f = dyn_cast<FieldDecl>(m->getMemberDecl());
-    if (!f || !resolve(m->getBase(), sig, sv, fields, viaPointer))
+    if (!f || !resolve(m->getBase(), sig, sv, fields, viaPointer, depth + 1, index))
       return false;
     fields.push_back(f);
     return true;
@@ -374,10 +421,23 @@ bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
     e = u->getSubExpr()->IgnoreParenImpCasts();
   const auto *d = dyn_cast<DeclRefExpr>(e);
   const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+  if (auto it = v ? sig.structPointers.find(v) : sig.structPointers.end();
+      it != sig.structPointers.end()) {
+    // a local pointer: what its initialiser points to
+    const Expr *to = it->second->IgnoreParenImpCasts();
+    if (const auto *u = dyn_cast<UnaryOperator>(to); u && u->getOpcode() == UO_AddrOf)
+      to = u->getSubExpr();
+    if (!resolve(to, sig, sv, fields, viaPointer, depth + 1, index))
+      return false;
+    auto k = pointerIndex.find(v); // the index as it was initialised
+    if (index && k != pointerIndex.end())
+      *index = {ref(k->second, d->getExprLoc())};
+    return true;
+  }
   sv = v ? varOf(sig, v) : nullptr;
   if (!sv)
     return false;
-  viaPointer = sv->role == StructRole::ByPointer;
+  viaPointer = sv->role == StructRole::ByPointer || sv->role == StructRole::ByArray;
   return true;
 }
 
@@ -462,6 +522,85 @@ void Flattener::scanWrites(const Stmt *s, FlatSig &sig) {
     scanWrites(c, sig);
 }
 
+// Does the body index parameter `p` (a pointer to a struct) as an array:
+// `p[i]`, `p + i`, or passing it to a differentiable callee that does?
+bool Flattener::usedAsArray(const Stmt *s, const ParmVarDecl *p) {
+  if (!s)
+    return false;
+  auto isP = [&](const Expr *e) {
+    const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return d && d->getDecl() == p;
+  };
+  if (const auto *a = dyn_cast<ArraySubscriptExpr>(s); a && isP(a->getBase()))
+    return true;
+  if (const auto *b = dyn_cast<BinaryOperator>(s);
+      b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub) &&
+      b->getType()->isPointerType() && (isP(b->getLHS()) || isP(b->getRHS())))
+    return true;
+  if (const auto *c = dyn_cast<CallExpr>(s)) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    const FunctionDecl *def = callee ? callee->getDefinition() : nullptr;
+    if (def && isDifferentiable(def) && usesStructs(def) &&
+        def->getCanonicalDecl() !=
+            cast<FunctionDecl>(p->getDeclContext())->getCanonicalDecl())
+      for (unsigned i = 0; i < c->getNumArgs() && i < def->getNumParams(); i++)
+        if (isP(c->getArg(i)) && pointeeRecord(def->getParamDecl(i)->getType())) {
+          FlatSig &cs = signature(def);
+          for (const FlatParam &fp : cs.params)
+            if (fp.parm == def->getParamDecl(i) && fp.structIndex >= 0 &&
+                cs.structs[fp.structIndex]->role == StructRole::ByArray)
+              return true;
+        }
+  }
+  for (const Stmt *c : s->children())
+    if (usedAsArray(c, p))
+      return true;
+  return false;
+}
+
+// Local pointers to structs. Each must be initialised where it is declared
+// and never reassigned: it is then one more name for what it points to.
+void Flattener::scanStructPointers(const Stmt *s, FlatSig &sig) {
+  if (!s)
+    return;
+  if (const auto *d = dyn_cast<DeclStmt>(s))
+    for (const Decl *decl : d->decls())
+      if (const auto *v = dyn_cast<VarDecl>(decl);
+          v && v->hasLocalStorage() && pointeeRecord(v->getType())) {
+        if (!v->getInit())
+          fail(v->getLocation(),
+               "local pointer to a struct '" + v->getNameAsString() +
+                   "' is declared without an initialiser; initialise it "
+                   "with the struct's address where it is declared");
+        sig.structPointers[v] = v->getInit();
+      }
+  for (const Stmt *c : s->children())
+    scanStructPointers(c, sig);
+}
+
+void Flattener::checkStructPointerUses(const Stmt *s, const FlatSig &sig) {
+  if (!s)
+    return;
+  auto pointerIn = [&](const Expr *e) -> const VarDecl * {
+    const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+    return v && sig.structPointers.count(v) ? v : nullptr;
+  };
+  const VarDecl *changed = nullptr;
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+    changed = pointerIn(b->getLHS());
+  if (const auto *u = dyn_cast<UnaryOperator>(s);
+      u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf))
+    changed = pointerIn(u->getSubExpr());
+  if (changed)
+    fail(s->getBeginLoc(),
+         "local pointer to a struct '" + changed->getNameAsString() +
+             "' is reassigned or its address taken; a pointer to a struct "
+             "must keep the address it is initialised with");
+  for (const Stmt *c : s->children())
+    checkStructPointerUses(c, sig);
+}
+
 FlatSig &Flattener::signature(const FunctionDecl *f) {
   const FunctionDecl *key = f->getCanonicalDecl();
   auto it = flatSigs.find(key);
@@ -500,6 +639,25 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
         collectLeaves(rt->getDecl(), path, sv->leaves, f->getASTContext(),
                       p->getLocation(),
                       "parameter '" + sv->name + "'");
+        if (byPointer && f->getDefinition() &&
+            usedAsArray(f->getDefinition()->getBody(), p)) {
+          sv->role = StructRole::ByArray;
+          CharUnits whole = f->getASTContext().getTypeSizeInChars(sv->type);
+          for (Leaf &l : sv->leaves) {
+            CharUnits one = f->getASTContext().getTypeSizeInChars(l.elem);
+            if (l.kind == LeafKind::Pointer)
+              fail(p->getLocation(),
+                   "parameter '" + sv->name + "' is an array of structs "
+                   "with pointer field '" + l.path() + "'; not supported "
+                   "(only floating, integer and fixed-size array fields)");
+            if (whole % one != 0)
+              fail(p->getLocation(), "parameter '" + sv->name +
+                                         "': field '" + l.path() +
+                                         "' is not at the same place in "
+                                         "every struct of the array");
+            l.stride = whole / one;
+          }
+        }
         fp.structIndex = (int)sig.structs.size();
         sig.structs.push_back(std::move(sv));
       }
@@ -532,8 +690,11 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
       if (sig.result->leaves.empty())
         fail(rl, "the returned struct has no fields");
     }
-    if (const FunctionDecl *def = f->getDefinition())
+    if (const FunctionDecl *def = f->getDefinition()) {
+      scanStructPointers(def->getBody(), sig);
+      checkStructPointerUses(def->getBody(), sig);
       scanWrites(def->getBody(), sig);
+    }
   } catch (...) {
     flatSigs.erase(key);
     throw;
@@ -546,7 +707,13 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
   std::vector<QualType> types;
   auto leafParm = [&](StructVar &sv, Leaf &l) {
     QualType t;
-    if (l.kind == LeafKind::Float || l.kind == LeafKind::Int) {
+    if (sv.role == StructRole::ByArray) {
+      if (l.written)
+        fail(sv.var->getLocation(),
+             "field '" + l.path() + "' of '" + sv.name + "', an array of "
+             "structs, is written; arrays of structs may only be read");
+      t = c.getPointerType(l.elem.withConst());
+    } else if (l.kind == LeafKind::Float || l.kind == LeafKind::Int) {
       l.outScalar = sv.role != StructRole::ByValue && l.written;
       if (l.outScalar && l.kind == LeafKind::Int)
         fail(sv.var ? sv.var->getLocation() : f->getLocation(),
@@ -623,7 +790,7 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
 bool Flattener::resolveRef(const Expr *e, StructRef &r) {
   FlatSig &sig = *flatSigs.at(fd->getCanonicalDecl());
   bool viaPointer = false;
-  return resolve(e, sig, r.sv, r.fields, viaPointer);
+  return resolve(e, sig, r.sv, r.fields, viaPointer, 0, &r.index);
 }
 
 Leaf *Flattener::leafAt(const StructRef &r) {
@@ -643,8 +810,53 @@ std::vector<Leaf *> Flattener::leavesUnder(const StructRef &r) {
 }
 
 // The leaf as C would write it: `s_a`, or `p_a[0]` for an output scalar.
-Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc) {
+// A leaf of an array of structs: elements from the leaf's start to field
+// (or array element k of the field) of struct `index`, as a `long`.
+Expr *Flattener::longBinary(Expr *a, Expr *b, BinaryOperatorKind op,
+                            SourceLocation loc) {
+  return BinaryOperator::Create(ctx, a, b, op, ctx.LongTy, VK_PRValue,
+                                OK_Ordinary, loc, FPOptionsOverride());
+}
+
+// The index of a struct in an array of structs, as a `long` (null: 0).
+Expr *Flattener::indexSum(const std::vector<const Expr *> &index,
+                          SourceLocation loc) {
+  Expr *sum = nullptr;
+  for (const Expr *t : index) {
+    Expr *term = const_cast<Expr *>(t);
+    if (term->isGLValue())
+      term = rvalue(term);
+    if (!ctx.hasSameUnqualifiedType(term->getType(), ctx.LongTy))
+      term = ImplicitCastExpr::Create(ctx, ctx.LongTy, CK_IntegralCast, term,
+                                      nullptr, VK_PRValue, FPOptionsOverride());
+    sum = sum ? longBinary(sum, term, BO_Add, loc) : term;
+  }
+  return sum;
+}
+
+Expr *Flattener::offset(const Leaf *l, const std::vector<const Expr *> &index,
+                        long long k, SourceLocation loc) {
+  auto literal = [&](long long v) -> Expr * {
+    return IntegerLiteral::Create(ctx, llvm::APInt(64, (uint64_t)v, true),
+                                  ctx.LongTy, loc);
+  };
+  auto binary = [&](Expr *a, Expr *b, BinaryOperatorKind op) {
+    return longBinary(a, b, op, loc);
+  };
+  Expr *sum = indexSum(index, loc);
+  Expr *off = sum ? binary(new (ctx) ParenExpr(loc, loc, sum), literal(l->stride), BO_Mul)
+                  : nullptr;
+  if (k != 0 || !off)
+    off = off ? binary(off, literal(k), BO_Add) : literal(k);
+  return off;
+}
+
+Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc,
+                            const std::vector<const Expr *> &index) {
   Expr *r = ref(l->decl, loc);
+  if (l->stride)
+    return new (ctx) ArraySubscriptExpr(rvalue(r), offset(l, index, 0, loc),
+                                        l->elem, VK_LValue, OK_Ordinary, loc);
   if (!l->outScalar)
     return r;
   return new (ctx) ArraySubscriptExpr(rvalue(r), lit(0, loc), l->elem,
@@ -653,8 +865,13 @@ Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc) {
 
 // The array leaf as a pointer value (a parameter's, or a local array's
 // decay).
-Expr *Flattener::arrayArg(Leaf *l, SourceLocation loc) {
+Expr *Flattener::arrayArg(Leaf *l, SourceLocation loc,
+                          const std::vector<const Expr *> &index) {
   Expr *r = ref(l->decl, loc);
+  if (l->stride && !index.empty())
+    return BinaryOperator::Create(ctx, rvalue(r), offset(l, index, 0, loc), BO_Add,
+                                  r->getType().getUnqualifiedType(), VK_PRValue,
+                                  OK_Ordinary, loc, FPOptionsOverride());
   if (l->decl->getType()->isArrayType())
     return ImplicitCastExpr::Create(ctx, ctx.getPointerType(l->elem),
                                     CK_ArrayToPointerDecay, r, nullptr,
@@ -662,7 +879,12 @@ Expr *Flattener::arrayArg(Leaf *l, SourceLocation loc) {
   return rvalue(r);
 }
 
-Expr *Flattener::elementLvalue(Leaf *l, long long k, SourceLocation loc) {
+Expr *Flattener::elementLvalue(Leaf *l, long long k, SourceLocation loc,
+                                const std::vector<const Expr *> &index) {
+  if (l->stride)
+    return new (ctx) ArraySubscriptExpr(rvalue(ref(l->decl, loc)),
+                                        offset(l, index, k, loc), l->elem,
+                                        VK_LValue, OK_Ordinary, loc);
   return new (ctx) ArraySubscriptExpr(arrayArg(l, loc), lit(k, loc), l->elem,
                                       VK_LValue, OK_Ordinary, loc);
 }
@@ -736,6 +958,7 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
   std::vector<Leaf *> sl = leavesUnder(from);
   if (sl.size() != dl.size())
     fail(loc, "struct assignment between different layouts");
+  indexReadOnce(from, sl.size(), src);
   for (size_t i = 0; i < dl.size(); i++) {
     Leaf *d = dl[i], *s = sl[i];
     if (d->kind == LeafKind::Pointer || s->kind == LeafKind::Pointer) {
@@ -750,11 +973,22 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
     if (d->kind == LeafKind::Array) {
       for (long long k = 0; k < d->size; k++)
         out.push_back(assign(elementLvalue(d, k, loc),
-                             rvalue(elementLvalue(s, k, loc)), loc));
+                             rvalue(elementLvalue(s, k, loc, from.index)), loc));
       continue;
     }
-    out.push_back(assign(leafLvalue(d, loc), rvalue(leafLvalue(s, loc)), loc));
+    out.push_back(assign(leafLvalue(d, loc), rvalue(leafLvalue(s, loc, from.index)), loc));
   }
+}
+
+// A struct of an array of structs copied or passed whole reads its index
+// once per leaf: an index with side effects (`p[i++]`) would repeat them.
+void Flattener::indexReadOnce(const StructRef &r, size_t uses, const Expr *at) {
+  if (uses > 1)
+    for (const Expr *t : r.index)
+      if (t->HasSideEffects(ctx))
+        fail(at->getBeginLoc(), "struct '" + text(at) + "' of an array of "
+                                "structs is copied or passed whole at an "
+                                "index with side effects; not supported");
 }
 
 // `struct S t = init;`: the leaves of t declared, then assigned.
@@ -768,9 +1002,37 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       fail(decl->getLocation(), "declaration is not supported");
     const RecordType *rt = recordOf(v->getType());
     if (!rt) {
-      if (pointeeRecord(v->getType()))
-        fail(v->getLocation(), "local pointer to a struct '" +
-                                   v->getNameAsString() + "' is not supported");
+      if (pointeeRecord(v->getType())) {
+        // another name for a struct (scanStructPointers): nothing declared
+        StructRef to;
+        const Expr *init = v->getInit() ? v->getInit()->IgnoreParenImpCasts() : nullptr;
+        if (const auto *u = dyn_cast_or_null<UnaryOperator>(init);
+            u && u->getOpcode() == UO_AddrOf)
+          init = u->getSubExpr();
+        if (!init || !resolveRef(init, to))
+          fail(v->getLocation(),
+               "local pointer to a struct '" + v->getNameAsString() +
+                   "' is initialised with '" +
+                   (v->getInit() ? text(v->getInit()) : std::string()) +
+                   "'; only the address of a struct variable or of a "
+                   "struct field, or another such pointer, is supported");
+        if (!to.index.empty()) {
+          // into an array of structs: the index is kept as it was then
+          Expr *init = indexSum(to.index, loc);
+          auto *k = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd),
+                                    v->getLocation(), v->getLocation(),
+                                    &ctx.Idents.get("chad__k_" + v->getNameAsString()),
+                                    ctx.LongTy,
+                                    ctx.getTrivialTypeSourceInfo(ctx.LongTy),
+                                    SC_None);
+          Stmt *slot = init;
+          walk(slot, false);
+          k->setInit(cast<Expr>(slot));
+          pointerIndex[v] = k;
+          leafDecls.push_back(k);
+        }
+        continue;
+      }
       if (const auto *at = ctx.getAsArrayType(v->getType());
           at && recordOf(at->getElementType()))
         fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
@@ -821,13 +1083,13 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     if (const Expr *init = v->getInit()) {
       if (isa<CallExpr>(init->IgnoreParenImpCasts())) {
         std::vector<Stmt *> call;
-        callIntoLeaves(StructRef{raw, {}}, init, call, v->getLocation());
+        callIntoLeaves(StructRef{raw, {}, {}}, init, call, v->getLocation());
         for (Stmt *s : call)
           out.push_back(s);
         continue;
       }
       size_t from = out.size();
-      assignLeaves(StructRef{raw, {}}, init, out, v->getLocation());
+      assignLeaves(StructRef{raw, {}, {}}, init, out, v->getLocation());
       for (size_t k = from; k < out.size(); k++) {
         Stmt *slot = out[k];
         walkChildren(slot, false); // the initializers may read struct fields
@@ -835,13 +1097,16 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       }
     }
   }
-  auto *ds = new (ctx) DeclStmt(
-      DeclGroupRef::Create(ctx, leafDecls.data(), leafDecls.size()), loc,
-      d->getEndLoc());
-  std::vector<Stmt *> all{ds};
+  if (leafDecls.empty() && out.empty())
+    return new (ctx) NullStmt(loc);
+  std::vector<Stmt *> all;
+  if (!leafDecls.empty())
+    all.push_back(new (ctx) DeclStmt(
+        DeclGroupRef::Create(ctx, leafDecls.data(), leafDecls.size()), loc,
+        d->getEndLoc()));
   for (Stmt *s : out)
     all.push_back(s);
-  return all.size() == 1 ? (Stmt *)ds : block(all, loc);
+  return all.size() == 1 && isa<DeclStmt>(all[0]) ? all[0] : block(all, loc);
 }
 
 Stmt *Flattener::assignWhole(const Expr *dst, const Expr *src,
@@ -868,9 +1133,9 @@ Stmt *Flattener::returnStruct(ReturnStmt *r) {
   const Expr *v = r->getRetValue();
   std::vector<Stmt *> out;
   if (isa<CallExpr>(v->IgnoreParenImpCasts())) {
-    callIntoLeaves(StructRef{result, {}}, v, out, loc);
+    callIntoLeaves(StructRef{result, {}, {}}, v, out, loc);
   } else {
-    assignLeaves(StructRef{result, {}}, v, out, loc);
+    assignLeaves(StructRef{result, {}, {}}, v, out, loc);
     for (Stmt *&s : out)
       walkChildren(s, false);
   }
@@ -983,10 +1248,18 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
     std::vector<Leaf *> sl = leavesUnder(from);
     if (sl.size() != p.leaves.size())
       fail(a->getBeginLoc(), "struct argument of another layout");
+    if (p.role == StructRole::ByArray && from.sv->role != StructRole::ByArray)
+      fail(a->getBeginLoc(), "'" + name + "' indexes its parameter '" + p.name +
+                                 "' as an array of structs, and '" + text(a) +
+                                 "' is not one; not supported");
+    indexReadOnce(from, sl.size(), a);
     for (size_t k = 0; k < sl.size(); k++) {
       const Leaf &pl = p.leaves[k];
       Leaf *l = sl[k];
-      if (pl.kind == LeafKind::Float || pl.kind == LeafKind::Int) {
+      size_t before = args.size();
+      if (p.role == StructRole::ByArray) { // the same layout: the same strides
+        args.push_back(arrayArg(l, loc, from.index));
+      } else if (pl.kind == LeafKind::Float || pl.kind == LeafKind::Int) {
         if (pl.outScalar) {
           if (!l->outScalar)
             fail(a->getBeginLoc(), "'" + name + "' writes field '" +
@@ -995,12 +1268,16 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
                                        "value; not supported");
           args.push_back(rvalue(ref(l->decl, loc)));
         } else {
-          args.push_back(rvalue(leafLvalue(l, loc)));
+          args.push_back(rvalue(leafLvalue(l, loc, from.index)));
         }
       } else {
         if (l->kind == LeafKind::Float || l->kind == LeafKind::Int)
           fail(a->getBeginLoc(), "struct argument of another layout");
-        args.push_back(arrayArg(l, loc));
+        args.push_back(arrayArg(l, loc, from.index));
+      }
+      if (!from.index.empty() && args.size() > before) {
+        Stmt *arg = args.back(); // the index may read struct fields
+        walkChildren(arg, false);
       }
     }
   }
@@ -1078,9 +1355,23 @@ void Flattener::walk(Stmt *&slot, bool statement) {
       Leaf *l = leafAt(r);
       if (!l)
         fail(c->getBeginLoc(), "array of structs '" + text(c) + "' is not supported");
-      replace(slot, arrayArg(l, c->getBeginLoc()));
+      Stmt *to = arrayArg(l, c->getBeginLoc(), r.index);
+      walkChildren(to, false); // the index may read struct fields
+      replace(slot, to);
       return;
     }
+  }
+  if (auto *v = dyn_cast<CStyleCastExpr>(e);
+      v && v->getType()->isVoidType() &&
+      (recordOf(v->getSubExpr()->getType()) || pointeeRecord(v->getSubExpr()->getType()))) {
+    // `(void)s;`, `(void)p;`: a struct or a pointer to one, unused
+    StructRef r;
+    if (!resolveRef(v->getSubExpr()->IgnoreParenImpCasts(), r))
+      fail(v->getBeginLoc(), "'" + text(v) + "' is not supported (only of a "
+                                             "struct variable or pointer)");
+    for (Stmt *&child : v->children())
+      replace(child, lit(0, v->getBeginLoc()));
+    return;
   }
   if (auto *m = dyn_cast<MemberExpr>(e)) {
     StructRef r;
@@ -1104,7 +1395,10 @@ void Flattener::walk(Stmt *&slot, bool statement) {
                                  "of a differentiable function is supported");
     if (l->kind == LeafKind::Pointer && !l->decl->getType()->isPointerType())
       fail(m->getBeginLoc(), "pointer field '" + text(m) + "' is not supported here");
-    replace(slot, leafLvalue(l, m->getExprLoc()));
+    Stmt *to = leafLvalue(l, m->getExprLoc(), r.index);
+    if (!r.index.empty())
+      walkChildren(to, false); // the index may read struct fields
+    replace(slot, to);
     return;
   }
   if (auto *c = dyn_cast<CallExpr>(e)) {
@@ -1243,7 +1537,7 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
         continue;
       }
       const StructVar &sv = *sig.structs[fp.structIndex];
-      bool byPtr = sv.role == StructRole::ByPointer;
+      bool byPtr = sv.role == StructRole::ByPointer || sv.role == StructRole::ByArray;
       std::string acc = pn + (byPtr ? "->" : ".");
       std::string sn, sacc;
       if (sv.active()) {
@@ -1260,7 +1554,12 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
       for (const Leaf &l : sv.leaves) {
         std::string path = l.path();
         bool scalar = l.kind == LeafKind::Float || l.kind == LeafKind::Int;
-        if (scalar && l.outScalar) {
+        if (sv.role == StructRole::ByArray) {
+          // the field of the first struct; the others follow at the stride
+          args.push_back((scalar ? "&" : "") + acc + path);
+          if (l.active())
+            args.push_back((scalar ? "&" : "") + sacc + path);
+        } else if (scalar && l.outScalar) {
           args.push_back("&" + acc + path);
           args.push_back("&" + sacc + path);
         } else if (scalar) {
@@ -1346,6 +1645,19 @@ std::string Flattener::flatPrimal(const FlatSig &sig) {
       continue;
     }
     const StructVar &sv = *sig.structs[fp.structIndex];
+    if (sv.role == StructRole::ByArray) {
+      // the array itself, from where its first struct's first leaf is
+      const Leaf &first = sv.leaves.front();
+      args.push_back("(" + typeName(p->getType(), c) + ")(const void *)((const char *)" +
+                     leafName(first) + " - __builtin_offsetof(" +
+                     typeName(sv.type, c) + ", " + first.path() + "))");
+      for (const Leaf &l : sv.leaves) {
+        params.push_back(declare(typeName(l.decl->getType(), c), leafName(l)));
+        if (&l != &first)
+          pack += "  (void)" + leafName(l) + ";\n";
+      }
+      continue;
+    }
     std::string local = "chad__s_" + sv.name;
     pack += "  " + declare(typeName(sv.type, c), local) + ";\n";
     args.push_back((sv.role == StructRole::ByPointer ? "&" : "") + local);

@@ -358,6 +358,11 @@ def injections(rng, v, fname, nparams, args):
         ("malloc_late", "{ double *p_; int k_ = 1; p_ = malloc(k_ * sizeof *p_); p_[0] = %s; %s = p_[0]; free(p_); }" % (v, v), "#include <stdlib.h>\n"),
         ("malloc_late_cond", "{ double *p_ = 0; if (%s > 0) p_ = malloc(8); else p_ = malloc(16); p_[0] = %s; %s = p_[0]; free(p_); }" % (v, v, v), "#include <stdlib.h>\n"),
         ("struct_ptr_field", "{ struct M_fz { int n; double *d; } m_ = {1, 0}, c_; double b_[2] = {0}; m_.d = b_; m_.d[1] = %s; c_ = m_; c_.d[0] = c_.d[1] * %s; %s = m_.d[0] + m_.n; }" % (v, v, v), ""),
+        ("struct_local_ptr", "{ struct L_fz { double a; int k; } s_ = { %s, 2 }; struct L_fz *p_ = &s_; const struct L_fz *q_ = p_; p_->a *= q_->k; %s = q_->a; }" % (v, v), ""),
+        ("struct_ptr_reassign", "{ struct R_fz { double a; } s_ = { %s }, t_ = { 1 }; struct R_fz *p_ = &s_; p_ = &t_; %s = p_->a; }" % (v, v), ""),
+        ("struct_ptr_uninit", "{ struct U_fz { double a; } s_ = { %s }; struct U_fz *p_; p_ = &s_; %s = p_->a; }" % (v, v), ""),
+        ("struct_array_local", "{ struct A_fz { double a; } s_[2] = { { %s }, { 1 } }; %s = s_[1].a + s_[0].a; }" % (v, v), ""),
+        ("struct_array_global", "%s = %s * g_pts_fz[1].x + g_pts_fz[0].k;" % (v, v), "static const struct G_fz { double x; int k; } g_pts_fz[2] = { { 1, 2 }, { 3, 4 } };\n"),
         ("exit", "if (%s != %s) exit(1);" % (v, v), "#include <stdlib.h>\n"),
         ("abort", "if (%s != %s) __builtin_abort();" % (v, v), ""),
         ("unreachable", "if (%s != %s) __builtin_unreachable();" % (v, v), ""),
@@ -503,7 +508,8 @@ def synth(rng):
                        "nested_loops", "long_fn", "long_fn_locals", "many_fns",
                        "call_chain", "many_params", "long_loop_body",
                        "deep_assign", "huge_consts", "many_arrays",
-                       "wide_expr", "deep_blocks", "loop_in_if_deep"])
+                       "wide_expr", "deep_blocks", "loop_in_if_deep",
+                       "struct_array"])
     hdr = "#include <math.h>\n"
     if kind == "deep_paren":
         n = rng.choice([100, 250, 300, 1000, 5000])
@@ -588,6 +594,15 @@ def synth(rng):
     elif kind == "wide_expr":
         n = rng.choice([1000, 10000])
         src = "%s double f(double x) { return %s; }\n" % (ann, " + ".join("x*%d" % k for k in range(n)))
+    elif kind == "struct_array":
+        # an array of structs of many fields, read through a local pointer
+        n = rng.choice([2, 50, 500])
+        fields = " ".join("double f%d;" % k for k in range(n))
+        terms = " + ".join("p->f%d * pts[(i + %d) %% n].f%d" % (k, k, (k * 7) % n) for k in range(n))
+        src = ("struct S_fz { %s int k; double v[3]; };\n"
+               "%s double f(const struct S_fz *pts, int n, double a) { double s = 0;\n"
+               "for (int i = 0; i < n; i++) { const struct S_fz *p = &pts[i];\n"
+               "s += a * (%s) + p->v[p->k %% 3] * p->k; }\nreturn s; }\n" % (fields, ann, terms))
     else:  # deep_blocks
         n = rng.choice([100, 255, 300, 1000])
         src = "%s double f(double x) { double r = x;\n%sr = r * x;\n%s return r; }\n" % (ann, "{" * n, "}" * n)

@@ -369,6 +369,9 @@ class Gen:
         self.rsi = random.Random(seed * 122949829 + 17)
         # and so do those about local structs with pointer fields (8.28)
         self.rlp = random.Random(seed * 141650939 + 19)
+        # and so do those about arrays of structs and local pointers to
+        # structs (8.30)
+        self.rsa = random.Random(seed * 179424673 + 23)
         # and so do those about pointers walked and written through, loop
         # steps known at run time, and loops that call array-updating
         # callees (walks)
@@ -1471,6 +1474,7 @@ class Gen:
         # that this one can call it passing its own structs
         plan = []
         callees = [g for g in self.funcs if g.T == fn.T and g.sparams and not g.souts and
+                   all(sp.mode != "arr" for sp in g.sparams) and
                    g.sret is None and g.out is None and
                    (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx)))]
         if callees and rst.random() < 0.85:
@@ -1495,6 +1499,12 @@ class Gen:
                 elif kind == "i":
                     ivals[path] = lens.get(path, rst.randint(0, 3))
             sp = SParam(name, st, mode, rst.choice(st.spells), acc, outs, ivals)
+            if (q >= len(plan) and mode != "val" and not st.has_ptr and not outs and
+                    self.rsa.random() < 0.3):
+                # an array of structs, read only (DESIGN.md 8.30)
+                sp.mode, sp.alen = "arr", self.rsa.randint(1, 3)
+                sp.acc = self.rsa.choice([name + "->", name + "[0].", "(*%s)." % name])
+                mode = "arr"
             if mode == "ptr" and q >= len(plan):
                 for path, kind, info in st.leaves():
                     if kind == "f" and path not in outs and self.rsi.random() < 0.3:
@@ -1534,7 +1544,7 @@ class Gen:
                     add(acc + nm, "&" + acc + nm, info, acc + nm + ".")
 
         for sp in fn.sparams:
-            if sp.outs or sp.inouts or (writable and sp.mode == "cptr"):
+            if sp.outs or sp.inouts or (writable and sp.mode == "cptr") or sp.mode == "arr":
                 continue
             if sp.mode == "val":
                 add(sp.name, "&" + sp.name, sp.st, sp.acc)
@@ -1546,7 +1556,7 @@ class Gen:
 
     def callee_ok(self, fn, g):
         """g takes no struct, or only structs fn has (not written ones)."""
-        if g.sret is not None or g.souts:
+        if g.sret is not None or g.souts or any(sp.mode == "arr" for sp in g.sparams):
             return False
         return all(self.struct_values(fn, sp.st, sp.mode == "ptr") for sp in g.sparams)
 
@@ -1895,7 +1905,7 @@ class Gen:
             fn.params.insert(r.randint(0, len(fn.params)), ("int", fn.intparam[0]))
         # structs: parameters, a struct result, locals (their own stream)
         passers = [g for g in self.funcs if g.T == T and g.sparams and not g.souts and
-                   g.sret is None]
+                   g.sret is None and all(sp.mode != "arr" for sp in g.sparams)]
         fn.structy = self.rst.random() < (0.7 if passers else 0.45)
         if fn.structy:
             self.struct_params(fn)
@@ -1920,7 +1930,8 @@ class Gen:
         fn.rcallees = [g for g in self.funcs if g.T == T and g.sret is not None and
                        not g.souts and g.out is None and g.inout is None and
                        (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
-                       all(self.struct_values(fn, sp.st, sp.mode == "ptr") for sp in g.sparams)]
+                       all(sp.mode != "arr" and self.struct_values(fn, sp.st, sp.mode == "ptr")
+                           for sp in g.sparams)]
         fn.ret = fn.out is None or r.random() < 0.6
         if fn.inout and fn.out is None and not fn.souts and self.ru.random() < 0.3:
             fn.ret = False  # the in-out array is the only output
@@ -1934,16 +1945,40 @@ class Gen:
         if fn.arrays and self.rv.random() < 0.3:
             # views: *a is a[0], *(a + n - 1) the last element
             reads += ["*%s" % fn.arrays[0], "*(%s + n - 1)" % fn.arrays[-1]]
+        sarr_decls = []
         for sp in fn.sparams:
             rd, it = self.sreads(sp.st, sp.acc, sp.outs)
             reads += rd
             ints += it
+            if sp.mode != "arr" and self.rsa.random() < 0.2:
+                # a local pointer to the struct, read through (8.30)
+                q = sp.name + "_a"
+                sarr_decls.append("const %s *%s = %s%s;" % (sp.spell, q,
+                                  "&" if sp.mode == "val" else "", sp.name))
+                sarr_decls.append("(void)%s;" % q)
+                rd, it = self.sreads(sp.st, q + "->", sp.outs)
+                reads += rd
+                ints += it
+            for e in range(1, getattr(sp, "alen", 1)):
+                # the other structs of an array of structs, indexed, at an
+                # offset, or through a local pointer to the struct
+                form = self.rsa.choice(["idx", "plus", "local"])
+                if form == "local":
+                    q = "%s_e%d" % (sp.name, e)
+                    sarr_decls.append("const %s *%s = &%s[%d];" % (sp.spell, q, sp.name, e))
+                    sarr_decls.append("(void)%s;" % q)
+                    acc = q + "->"
+                else:
+                    acc = ("%s[%d]." if form == "idx" else "(%s + %d)->") % (sp.name, e)
+                rd, it = self.sreads(sp.st, acc)
+                reads += rd
+                ints += it
             if sp.mode == "val":
                 # a struct passed by value is a copy: its floating fields
                 # may be assigned
                 fn.mutable += [sp.acc + path for path, kind, _ in sp.st.leaves() if kind == "f"]
         c = Ctx(fn, fn.scalars, reads, ints)
-        body = []
+        body = [S(self, "raw", d, [], fixed=True) for d in sarr_decls]
         if not fn.scalars:
             v = self.newvar(fn)
             body.append(S(self, "raw", "@T %s = {0};" % v, [self.expr(c, 1)], fixed=False))
@@ -2091,9 +2126,9 @@ def signature(fn, name, annotated):
     ps = []
     for p in fn.params:
         kind, nm = p[0], p[1]
-        if kind in ("sval", "scptr", "sptr"):
-            ps.append({"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s"}[kind]
-                      % (p[2].spell, nm))
+        if kind in ("sval", "scptr", "sptr", "sarr"):
+            ps.append({"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s",
+                       "sarr": "const %s *%s"}[kind] % (p[2].spell, nm))
         elif kind == "arr":
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
@@ -2121,6 +2156,38 @@ def render_fn(fn, st, instr):
     return "\n".join(out)
 
 
+def sarr_harness(sp, v, d, b, nin, pre, post):
+    """An array of structs (read only): x continues with the floating
+    leaves of each struct in turn; the shadows are arrays of structs, their
+    integer fields 77 (f_rev must leave them so: an adjoint is made NaN
+    if it does not)."""
+    first, checks = nin, []
+    for m in ("f", "wm", "fwd", "rev"):
+        pre[m].append("%s %s[%d];" % (sp.spell, v, sp.alen))
+    pre["fwd"].append("%s %s[%d];" % (sp.spell, d, sp.alen))
+    pre["rev"].append("%s %s[%d];" % (sp.spell, b, sp.alen))
+    for e in range(sp.alen):
+        for path, kind, info in sp.st.leaves():
+            if kind == "i":
+                for m in ("f", "wm", "fwd", "rev"):
+                    pre[m].append("%s[%d].%s = %d;" % (v, e, path, sp.ivals[path]))
+                pre["fwd"].append("%s[%d].%s = 77;" % (d, e, path))
+                pre["rev"].append("%s[%d].%s = 77;" % (b, e, path))
+                checks.append("%s[%d].%s != 77" % (b, e, path))
+                continue
+            for k in range(1 if kind == "f" else info):
+                lv = "%s[%d].%s" % ("%s", e, path if kind == "f" else "%s[%d]" % (path, k))
+                for m in ("f", "wm", "fwd", "rev"):
+                    pre[m].append((lv % v) + " = in[%d];" % nin)
+                pre["fwd"].append((lv % d) + " = din[%d];" % nin)
+                pre["rev"].append((lv % b) + " = bin[%d];" % nin)
+                post["rev"].append("bin[%d] = %s;" % (nin, lv % b))
+                nin += 1
+    if checks:
+        post["rev"].append("if (%s) bin[%d] = NAN;" % (" || ".join(checks), first))
+    return nin
+
+
 def struct_harness(fn, nin, nout):
     """The wrappers' side of struct parameters and results (DESIGN.md section
     1): x continues with every floating input leaf of the struct parameters
@@ -2137,6 +2204,10 @@ def struct_harness(fn, nin, nout):
     T = fn.T
     for j, sp in enumerate(fn.sparams):
         v, d, b = "gsv%d" % j, "gsd%d" % j, "gsb%d" % j
+        if sp.mode == "arr":
+            nin = sarr_harness(sp, v, d, b, nin, pre, post)
+            args[sp.name] = {"f": [v], "wm": [v], "fwd": [v, d], "rev": [v, b]}
+            continue
         for m in modes:
             pre[m].append("%s %s;" % (sp.spell, v))
         pre["fwd"].append("%s %s;" % (sp.spell, d))
@@ -2253,7 +2324,7 @@ def wrappers(g, fn):
         a = []
         for p in fn.params:
             kind, nm = p[0], p[1]
-            if kind in ("sval", "scptr", "sptr", "inout"):
+            if kind in ("sval", "scptr", "sptr", "sarr", "inout"):
                 a += sh["args"][nm][mode]
             elif kind == "arr":
                 a.append("in + %d" % off[nm])
