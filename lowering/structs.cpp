@@ -75,6 +75,10 @@ struct Leaf {
   // In an array of structs: the leaf is a pointer to the field of the
   // first struct, and the field of struct i is `stride * i` elements on.
   long long stride = 0;
+  // An integer field of a struct result: the flat function returns it as
+  // a double (exact: at most 32 bits), as the IR's outputs are floating.
+  bool viaDouble = false;
+  QualType storage(const ASTContext &c) const { return viaDouble ? c.DoubleTy : elem; }
   bool outScalar = false;  // decl is a `T *` of one element: `decl[0]`
   std::string path() const { // C access from the struct: "in.x"
     std::string s;
@@ -82,8 +86,9 @@ struct Leaf {
       s += (s.empty() ? "" : ".") + f->getNameAsString();
     return s;
   }
+  bool inactive = false;    // of a parameter marked CHAD_INACTIVE
   bool active() const {
-    return elem->isRealFloatingType() && kind != LeafKind::Int;
+    return elem->isRealFloatingType() && kind != LeafKind::Int && !inactive;
   }
 };
 
@@ -345,6 +350,17 @@ private:
                                     FPOptionsOverride());
   }
   Expr *assign(Expr *lhs, Expr *rhs, SourceLocation loc) {
+    // an integer result field travels as a double (Leaf::viaDouble)
+    QualType lt = lhs->getType(), rt = rhs->getType();
+    if (lt->isRealFloatingType() && rt->isIntegerType())
+      rhs = ImplicitCastExpr::Create(ctx, lt.getUnqualifiedType(), CK_IntegralToFloating,
+                                     rhs, nullptr, VK_PRValue, FPOptionsOverride());
+    else if (lt->isIntegerType() && !lt->isBooleanType() && rt->isRealFloatingType())
+      rhs = ImplicitCastExpr::Create(ctx, lt.getUnqualifiedType(), CK_FloatingToIntegral,
+                                     rhs, nullptr, VK_PRValue, FPOptionsOverride());
+    else if (lt->isBooleanType() && rt->isRealFloatingType())
+      rhs = ImplicitCastExpr::Create(ctx, lt.getUnqualifiedType(), CK_FloatingToBoolean,
+                                     rhs, nullptr, VK_PRValue, FPOptionsOverride());
     return BinaryOperator::Create(ctx, lhs, rhs, BO_Assign,
                                   lhs->getType().getUnqualifiedType(),
                                   VK_PRValue, OK_Ordinary, loc,
@@ -625,10 +641,6 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
           fail(p->getLocation(), "parameter '" + p->getNameAsString() +
                                      "' has an anonymous struct type without "
                                      "a typedef; its shadow cannot be named");
-        if (isMarkedInactive(p))
-          fail(p->getLocation(), "parameter '" + p->getNameAsString() +
-                                     "' is a struct marked inactive; not "
-                                     "supported");
         auto sv = std::make_unique<StructVar>();
         sv->var = p;
         sv->name = p->getNameAsString();
@@ -639,6 +651,9 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
         collectLeaves(rt->getDecl(), path, sv->leaves, f->getASTContext(),
                       p->getLocation(),
                       "parameter '" + sv->name + "'");
+        if (isMarkedInactive(p)) // data: no shadow, nothing computed for it
+          for (Leaf &l : sv->leaves)
+            l.inactive = true;
         if (byPointer && f->getDefinition() &&
             usedAsArray(f->getDefinition()->getBody(), p)) {
           sv->role = StructRole::ByArray;
@@ -679,12 +694,18 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
       collectLeaves(rt->getDecl(), path, sig.result->leaves, f->getASTContext(),
                     rl, "the result");
       for (Leaf &l : sig.result->leaves) {
-        if (l.kind == LeafKind::Int || l.kind == LeafKind::Pointer ||
-            !l.active())
-          fail(rl, "the result's field '" + l.path() + "' is " +
-                       (l.kind == LeafKind::Pointer ? "a pointer" : "an integer") +
-                       "; a returned struct may only hold floating scalars "
-                       "and arrays");
+        if (l.kind == LeafKind::Pointer)
+          fail(rl, "the result's field '" + l.path() + "' is a pointer; a "
+                   "returned struct may only hold scalars, nested structs "
+                   "and fixed-size arrays");
+        if (!l.elem->isRealFloatingType()) {
+          if (f->getASTContext().getTypeSize(l.elem) > 32)
+            fail(rl, "the result's field '" + l.path() + "' is a " +
+                         std::to_string(f->getASTContext().getTypeSize(l.elem)) +
+                         "-bit integer; the integer fields of a returned "
+                         "struct may have at most 32 bits");
+          l.viaDouble = true;
+        }
         l.written = true;
       }
       if (sig.result->leaves.empty())
@@ -707,12 +728,19 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
   std::vector<QualType> types;
   auto leafParm = [&](StructVar &sv, Leaf &l) {
     QualType t;
+    if (l.inactive && l.written)
+      fail(sv.var->getLocation(), "field '" + l.path() + "' of '" + sv.name +
+                                      "', a parameter marked inactive, is "
+                                      "written; not supported");
     if (sv.role == StructRole::ByArray) {
       if (l.written)
         fail(sv.var->getLocation(),
              "field '" + l.path() + "' of '" + sv.name + "', an array of "
              "structs, is written; arrays of structs may only be read");
       t = c.getPointerType(l.elem.withConst());
+    } else if (l.viaDouble) {
+      l.outScalar = l.kind == LeafKind::Int;
+      t = c.getPointerType(c.DoubleTy);
     } else if (l.kind == LeafKind::Float || l.kind == LeafKind::Int) {
       l.outScalar = sv.role != StructRole::ByValue && l.written;
       if (l.outScalar && l.kind == LeafKind::Int)
@@ -745,6 +773,8 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
                                    loc, loc, &c.Idents.get(leafName), t,
                                    c.getTrivialTypeSourceInfo(t, loc), SC_None,
                                    nullptr);
+    if (l.inactive)
+      pd->addAttr(AnnotateAttr::CreateImplicit(c, kInactiveAnnotation, nullptr, 0));
     l.decl = pd;
     flatParams.push_back(pd);
     types.push_back(t);
@@ -859,7 +889,7 @@ Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc,
                                         l->elem, VK_LValue, OK_Ordinary, loc);
   if (!l->outScalar)
     return r;
-  return new (ctx) ArraySubscriptExpr(rvalue(r), lit(0, loc), l->elem,
+  return new (ctx) ArraySubscriptExpr(rvalue(r), lit(0, loc), l->storage(ctx),
                                       VK_LValue, OK_Ordinary, loc);
 }
 
@@ -885,7 +915,7 @@ Expr *Flattener::elementLvalue(Leaf *l, long long k, SourceLocation loc,
     return new (ctx) ArraySubscriptExpr(rvalue(ref(l->decl, loc)),
                                         offset(l, index, k, loc), l->elem,
                                         VK_LValue, OK_Ordinary, loc);
-  return new (ctx) ArraySubscriptExpr(arrayArg(l, loc), lit(k, loc), l->elem,
+  return new (ctx) ArraySubscriptExpr(arrayArg(l, loc), lit(k, loc), l->storage(ctx),
                                       VK_LValue, OK_Ordinary, loc);
 }
 
@@ -1178,7 +1208,7 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
     if (d->kind != rl.kind || (rl.kind == LeafKind::Array && d->size != rl.size))
       fail(loc, "struct assignment between different layouts");
     long long n = rl.kind == LeafKind::Array ? rl.size : 1;
-    QualType t = ctx.getConstantArrayType(rl.elem, llvm::APInt(64, n), nullptr,
+    QualType t = ctx.getConstantArrayType(rl.storage(ctx), llvm::APInt(64, n), nullptr,
                                           ArrayType::Normal, 0);
     std::string name = "chad__" + callee->getNameAsString() + "_" +
                        std::to_string(temps++);
@@ -1186,7 +1216,7 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
                                 &ctx.Idents.get(name), t,
                                 ctx.getTrivialTypeSourceInfo(t), SC_None);
     tmps.push_back(tmp);
-    results.push_back(ImplicitCastExpr::Create(ctx, ctx.getPointerType(rl.elem),
+    results.push_back(ImplicitCastExpr::Create(ctx, ctx.getPointerType(rl.storage(ctx)),
                                                CK_ArrayToPointerDecay, ref(tmp, loc),
                                                nullptr, VK_PRValue, FPOptionsOverride()));
   }
@@ -1199,10 +1229,10 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
     long long n = d->kind == LeafKind::Array ? d->size : 1;
     for (long long k = 0; k < n; k++) {
       Expr *elem = new (ctx) ArraySubscriptExpr(
-          ImplicitCastExpr::Create(ctx, ctx.getPointerType(cs.result->leaves[i].elem),
+          ImplicitCastExpr::Create(ctx, ctx.getPointerType(cs.result->leaves[i].storage(ctx)),
                                    CK_ArrayToPointerDecay, ref(tmps[i], loc), nullptr,
                                    VK_PRValue, FPOptionsOverride()),
-          lit(k, loc), cs.result->leaves[i].elem, VK_LValue, OK_Ordinary, loc);
+          lit(k, loc), cs.result->leaves[i].storage(ctx), VK_LValue, OK_Ordinary, loc);
       Expr *to = d->kind == LeafKind::Array ? elementLvalue(d, k, loc) : leafLvalue(d, loc);
       out.push_back(assign(to, rvalue(elem), loc));
     }
@@ -1584,13 +1614,28 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
       std::string sn = freshName(taken, rev ? "ret_b" : "d_ret");
       params.push_back(rev ? declare(retType, sn) : declare(retType + " *", sn));
       std::string sacc = sn + (rev ? "." : "->");
+      pre = "  " + declare(retType, rn) + ";\n";
       for (const Leaf &l : sig.result->leaves) {
-        bool scalar = l.kind == LeafKind::Float;
+        bool scalar = l.kind == LeafKind::Float || l.kind == LeafKind::Int;
+        if (l.viaDouble) {
+          // an integer field: a double to take it, a zero seed (f_rev) or
+          // a tangent dropped (f_fwd)
+          std::string n = std::to_string(scalar ? 1 : l.size);
+          std::string v = freshName(taken, "chad__" + rn + "_" + std::to_string(&l - &sig.result->leaves[0]));
+          std::string sd = freshName(taken, v + "_d");
+          pre += "  double " + v + "[" + n + "];\n";
+          pre += "  double " + sd + "[" + n + "] = {0};\n";
+          args.push_back(v);
+          args.push_back(sd);
+          post += "  for (int chad__i = 0; chad__i < " + n + "; chad__i++)\n    " + rn +
+                  "." + l.path() + (scalar ? "" : "[chad__i]") + " = (" +
+                  typeName(l.elem, c) + ")" + v + "[chad__i];\n";
+          continue;
+        }
         args.push_back((scalar ? "&" : "") + rn + "." + l.path());
         args.push_back((scalar ? "&" : "") + sacc + l.path());
       }
-      pre = "  " + declare(retType, rn) + ";\n";
-      post = "  return " + rn + ";\n";
+      post += "  return " + rn + ";\n";
     } else if (isScalarFloat(ret)) {
       std::string sn = freshName(taken, rev ? "ret_b" : "d_ret");
       params.push_back(rev ? declare(retType, sn) : declare(retType + " *", sn));

@@ -4,7 +4,8 @@
  * array field at a run-time index, integer fields as weights and indices),
  * passed on as one struct (`&os[i]`) and as a shorter array (`os + 1`); and
  * local pointers to structs (`Pt *p = &s`, `const Pt *q = p`, a pointer to
- * a nested struct of a parameter written through). The shadow of an array
+ * a nested struct of a parameter written through); an array of structs
+ * and a struct marked CHAD_INACTIVE (data: no shadow). The shadow of an array
  * of structs is an array of structs of the same length (DESIGN section 1:
  * the same shape); its integer fields are left alone. Checked against
  * finite differences, by forward / reverse duality and for accumulation. */
@@ -75,6 +76,18 @@ void alias_param(Body *b, double t) {
     Pt *o = &b->o;
     o->x += t * b->c[0];
     o->y = o->x * b->c[1] + exp(t * o->y);
+}
+
+/* a regression's data, an array of structs, and its settings, a struct
+ * by value, both marked inactive: no shadows */
+CHAD_DIFFERENTIABLE
+double loss(const double *w, CHAD_INACTIVE const Pt *data, int n, CHAD_INACTIVE Body cfg) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        double e = w[0] + w[1] * data[i].x - data[i].y * data[i].tag;
+        s += cfg.c[0] * e * e;
+    }
+    return s + cfg.o.x * w[1] * w[1];
 }
 
 struct ctx { int n; };
@@ -182,6 +195,34 @@ static void ap_wrev(const double *x, double *xb, double *y, const double *yb, vo
     xb[3] += bb.o.x, xb[4] += bb.o.y;
 }
 
+/* loss: x = (w[2]); the data fixed */
+static void data_of(Pt *pts, Body *cfg, int n) {
+    for (int i = 0; i < n; i++)
+        pts[i].x = 0.3 * i - 1, pts[i].y = cos(i), pts[i].tag = i % 2 + 1;
+    cfg->c[0] = 0.7, cfg->c[1] = cfg->c[2] = 0, cfg->o.x = 0.2, cfg->o.y = 0, cfg->o.tag = 0;
+}
+static void loss_w(const double *x, double *y, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Pt pts[8];
+    Body cfg;
+    data_of(pts, &cfg, n);
+    y[0] = loss(x, pts, n, cfg);
+}
+static void loss_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Pt pts[8];
+    Body cfg;
+    data_of(pts, &cfg, n);
+    y[0] = loss_fwd(x, dx, pts, n, cfg, &dy[0]);
+}
+static void loss_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Pt pts[8];
+    Body cfg;
+    data_of(pts, &cfg, n);
+    y[0] = loss_rev(x, xb, pts, n, cfg, yb[0]);
+}
+
 int main(void) {
     static const int sizes[] = {1, 2, 5, 8};
     struct ctx c;
@@ -194,6 +235,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "array of nested structs, passed on", p.f = obs_w, p.fwd = obs_wfwd,
         p.rev = obs_wrev, p.nin = 3 * c.n + 1, p.nout = 1;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "inactive array of structs and struct", p.f = loss_w, p.fwd = loss_wfwd,
+        p.rev = loss_wrev, p.nin = 2, p.nout = 1;
         gca_check_random(&p, 3, -1.5, 1.5);
     }
     p.name = "local pointers to a local struct", p.f = al_w, p.fwd = al_wfwd,

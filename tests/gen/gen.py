@@ -92,6 +92,8 @@ class Func:
 
 # integer fields (a pointer field's length is never a char: -Wchar-subscripts)
 SINT = ["int", "int", "unsigned", "long", "size_t", "short", "char"]
+# the integer types a returned struct may hold (at most 32 bits, 8.30)
+SINT_SMALL = ["int", "unsigned", "short", "char", "unsigned char", "_Bool"]
 SLEN = ["int", "int", "unsigned", "long", "size_t", "short"]
 
 
@@ -118,6 +120,11 @@ class SType:
     @property
     def has_int(self):
         return any(k == "i" or (k == "n" and i.has_int) for k, _, i in self.fields)
+
+    @property
+    def has_wide_int(self):
+        return any((k == "i" and i not in SINT_SMALL) or (k == "n" and i.has_wide_int)
+                   for k, _, i in self.fields)
 
     @property
     def nested(self):
@@ -1440,12 +1447,12 @@ class Gen:
         rst = self.rst
         fields = [("f", "f%d" % q, None) for q in range(rst.randint(1, 3))]
         if int_ok and rst.random() < 0.4:
-            fields.append(("i", "m0", rst.choice(SINT)))
+            fields.append(("i", "m0", rst.choice(SINT if int_ok is True else SINT_SMALL)))
         if rst.random() < 0.5:
             fields.append(("a", "v0", rst.randint(2, 3)))
         if nest_ok and rst.random() < 0.35:
             inner = [st for st in self.stypes if st.T == T and not st.has_ptr and not st.nested and
-                     (int_ok or not st.has_int)]
+                     (int_ok or not st.has_int) and (int_ok is True or not st.has_wide_int)]
             if inner and rst.random() < 0.5:
                 fields.append(("n", "in0", rst.choice(inner)))
             else:
@@ -1462,7 +1469,7 @@ class Gen:
     def pick_stype(self, T, ptr_ok=True, int_ok=True):
         rst = self.rst
         cands = [st for st in self.stypes if st.T == T and (ptr_ok or not st.has_ptr) and
-                 (int_ok or not st.has_int)]
+                 (int_ok or not st.has_int) and (int_ok is True or not st.has_wide_int)]
         if cands and rst.random() < 0.6:
             return rst.choice(cands)
         return self.new_stype(T, ptr_ok, int_ok)
@@ -1846,6 +1853,8 @@ class Gen:
         v = self.newvar(fn)
         out.append(S(self, "raw", "@T %s = tanh({0});" % v, [self.use_all(c)], fixed=True))
         for path, kind, info in st.leaves():
+            if kind == "i":  # an integer field: exact, no tangent
+                continue
             for lv in ([path] if kind == "f" else ["%s[%d]" % (path, k) for k in range(info)]):
                 out.append(S(self, "raw", "%s.%s = #0.5 * %s.%s + #0.1 * %s;" % (nm, lv, nm, lv, v),
                              fixed=True))
@@ -1910,7 +1919,9 @@ class Gen:
         if fn.structy:
             self.struct_params(fn)
             if self.rst.random() < 0.25:
-                fn.sret = self.pick_stype(T, ptr_ok=False, int_ok=False)
+                # integer fields too, of at most 32 bits (8.30)
+                fn.sret = self.pick_stype(T, ptr_ok=False,
+                                          int_ok="small" if self.rsa.random() < 0.5 else False)
                 fn.sret_spell = self.rst.choice(fn.sret.spells)
         # (not with struct parameters or a struct result: the function is
         # then flattened, and reverse mode refuses an in-out field, a
@@ -2272,6 +2283,15 @@ def struct_harness(fn, nin, nout):
         pre["fwd"].append("%s gsdr;" % fn.sret_spell)
         pre["rev"].append("%s gsrb;" % fn.sret_spell)
         for path, kind, info in fn.sret.leaves():
+            if kind == "i":
+                # as f's in every mode; the shadow's is ignored
+                pre["rev"].append("gsrb.%s = 77;" % path)
+                pre["fwd"].append("gsdr.%s = 77;" % path)
+                for m in ("f", "fwd", "rev"):
+                    post[m].append("out[%d] = (double)gsr.%s;" % (nout, path))
+                post["fwd"].append("dout[%d] = 0;" % nout)
+                nout += 1
+                continue
             for k in range(1 if kind == "f" else info):
                 lv = path if kind == "f" else "%s[%d]" % (path, k)
                 pre["rev"].append("gsrb.%s = bout[%d];" % (lv, nout))
