@@ -278,6 +278,8 @@ private:
   void scanWrites(const Stmt *s, FlatSig &sig);
   void scanStructPointers(const Stmt *s, FlatSig &sig);
   void checkStructPointerUses(const Stmt *s, const FlatSig &sig);
+  bool intoArray(const VarDecl *v, const FlatSig &sig);
+  bool walkArrayPointer(Stmt *&slot);
   void markWritten(const Expr *target, FlatSig &sig);
   StructVar *varOf(const FlatSig &sig, const VarDecl *v);
   bool resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
@@ -414,6 +416,18 @@ bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
     bool left = b->getLHS()->getType()->isPointerType();
     base = left ? b->getLHS() : b->getRHS();
     at = left ? b->getRHS() : b->getLHS();
+  } else if (const auto *b = dyn_cast<BinaryOperator>(e);
+             b && b->getOpcode() == BO_Sub && b->getType()->isPointerType()) {
+    // `p - k`: the term -(long)k
+    base = b->getLHS();
+    Expr *k = const_cast<Expr *>(b->getRHS());
+    if (k->isGLValue())
+      k = rvalue(k);
+    if (!ctx.hasSameUnqualifiedType(k->getType(), ctx.LongTy))
+      k = ImplicitCastExpr::Create(ctx, ctx.LongTy, CK_IntegralCast, k, nullptr,
+                                   VK_PRValue, FPOptionsOverride());
+    at = UnaryOperator::Create(ctx, k, UO_Minus, ctx.LongTy, VK_PRValue, OK_Ordinary,
+                               b->getExprLoc(), false, FPOptionsOverride());
   }
   if (base) {
     if (!resolve(base, sig, sv, fields, viaPointer, depth + 1, index) ||
@@ -459,6 +473,9 @@ bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
 
 void Flattener::markWritten(const Expr *target, FlatSig &sig) {
   const Expr *e = target->IgnoreParenImpCasts();
+  if (const auto *d = dyn_cast<DeclRefExpr>(e))
+    if (const auto *v = dyn_cast<VarDecl>(d->getDecl()); v && sig.structPointers.count(v))
+      return; // a pointer moved (`p++`), no struct written
   bool element = false;
   while (const auto *s = dyn_cast<ArraySubscriptExpr>(e)) {
     e = s->getBase()->IgnoreParenImpCasts();
@@ -594,6 +611,19 @@ void Flattener::scanStructPointers(const Stmt *s, FlatSig &sig) {
     scanStructPointers(c, sig);
 }
 
+// Does local pointer `v` point to a whole struct of an array of structs?
+// Then it is an index into the array, and may move (`p++`, `p = &a[j]`).
+bool Flattener::intoArray(const VarDecl *v, const FlatSig &sig) {
+  StructVar *sv = nullptr;
+  std::vector<const FieldDecl *> fields;
+  bool viaPointer = false;
+  const Expr *to = sig.structPointers.at(v)->IgnoreParenImpCasts();
+  if (const auto *u = dyn_cast<UnaryOperator>(to); u && u->getOpcode() == UO_AddrOf)
+    to = u->getSubExpr();
+  return resolve(to, sig, sv, fields, viaPointer) && sv->role == StructRole::ByArray &&
+         fields.empty();
+}
+
 void Flattener::checkStructPointerUses(const Stmt *s, const FlatSig &sig) {
   if (!s)
     return;
@@ -605,9 +635,12 @@ void Flattener::checkStructPointerUses(const Stmt *s, const FlatSig &sig) {
   const VarDecl *changed = nullptr;
   if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
     changed = pointerIn(b->getLHS());
-  if (const auto *u = dyn_cast<UnaryOperator>(s);
-      u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf))
+  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp())
     changed = pointerIn(u->getSubExpr());
+  if (changed && intoArray(changed, sig))
+    changed = nullptr; // an index that moves (walkArrayPointer)
+  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
+    changed = changed ? changed : pointerIn(u->getSubExpr());
   if (changed)
     fail(s->getBeginLoc(),
          "local pointer to a struct '" + changed->getNameAsString() +
@@ -1046,9 +1079,11 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
                    (v->getInit() ? text(v->getInit()) : std::string()) +
                    "'; only the address of a struct variable or of a "
                    "struct field, or another such pointer, is supported");
-        if (!to.index.empty()) {
-          // into an array of structs: the index is kept as it was then
+        if (to.sv->role == StructRole::ByArray && to.fields.empty()) {
+          // into an array of structs: the index, kept as it was then
           Expr *init = indexSum(to.index, loc);
+          if (!init)
+            init = IntegerLiteral::Create(ctx, llvm::APInt(64, 0), ctx.LongTy, loc);
           auto *k = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd),
                                     v->getLocation(), v->getLocation(),
                                     &ctx.Idents.get("chad__k_" + v->getNameAsString()),
@@ -1368,6 +1403,8 @@ void Flattener::walk(Stmt *&slot, bool statement) {
     walkChildren(s, true);
     return;
   }
+  if (walkArrayPointer(slot))
+    return;
   if (auto *b = dyn_cast<BinaryOperator>(e);
       b && b->getOpcode() == BO_Assign && recordOf(b->getType())) {
     if (!statement)
@@ -1474,6 +1511,79 @@ void Flattener::walk(Stmt *&slot, bool statement) {
                                "supported");
   }
   walkChildren(e, false);
+}
+
+// A pointer into an array of structs is its index (`chad__k_p`): `p = &a[j]`,
+// `p = q + 1`, `p++`, `p += k` move the index, and `p < q`, `p != end`
+// compare the indices. True when `slot` was such a node (replaced).
+bool Flattener::walkArrayPointer(Stmt *&slot) {
+  auto *e = dyn_cast<Expr>(slot);
+  SourceLocation loc = e->getExprLoc();
+  auto indexVar = [&](const Expr *x) -> VarDecl * {
+    const auto *d = dyn_cast<DeclRefExpr>(x->IgnoreParenImpCasts());
+    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+    auto it = v ? pointerIndex.find(v) : pointerIndex.end();
+    return it == pointerIndex.end() ? nullptr : it->second;
+  };
+  auto zero = [&] { return IntegerLiteral::Create(ctx, llvm::APInt(64, 0), ctx.LongTy, loc); };
+  // the index of pointer value `x` into array `sv`
+  auto indexOf = [&](const Expr *x, const StructVar *sv) -> Expr * {
+    const Expr *to = x->IgnoreParenImpCasts();
+    if (const auto *u = dyn_cast<UnaryOperator>(to); u && u->getOpcode() == UO_AddrOf)
+      to = u->getSubExpr();
+    StructRef r;
+    if (!resolveRef(to, r) || r.sv != sv || !r.fields.empty())
+      fail(x->getBeginLoc(), "'" + text(x) + "' is not a struct of the same "
+                             "array of structs; not supported");
+    Expr *sum = indexSum(r.index, loc);
+    return sum ? sum : zero();
+  };
+  auto *b = dyn_cast<BinaryOperator>(e);
+  auto *u = dyn_cast<UnaryOperator>(e);
+  Expr *made = nullptr;
+  if (b && b->isAssignmentOp()) {
+    VarDecl *k = indexVar(b->getLHS());
+    if (!k)
+      return false;
+    StructRef self;
+    resolveRef(b->getLHS()->IgnoreParenImpCasts(), self);
+    Expr *rhs = b->getOpcode() == BO_Assign ? indexOf(b->getRHS(), self.sv) : b->getRHS();
+    if (b->getOpcode() != BO_Assign && b->getOpcode() != BO_AddAssign &&
+        b->getOpcode() != BO_SubAssign)
+      fail(loc, "'" + text(b) + "' on a pointer to a struct is not supported");
+    if (!ctx.hasSameUnqualifiedType(rhs->getType(), ctx.LongTy))
+      rhs = ImplicitCastExpr::Create(ctx, ctx.LongTy, CK_IntegralCast, rhs, nullptr,
+                                     VK_PRValue, FPOptionsOverride());
+    if (b->getOpcode() == BO_Assign)
+      made = assign(ref(k, loc), rhs, loc);
+    else
+      made = CompoundAssignOperator::Create(ctx, ref(k, loc), rhs, b->getOpcode(),
+                                            ctx.LongTy, VK_PRValue, OK_Ordinary, loc,
+                                            FPOptionsOverride(), ctx.LongTy, ctx.LongTy);
+  } else if (u && u->isIncrementDecrementOp()) {
+    VarDecl *k = indexVar(u->getSubExpr());
+    if (!k)
+      return false;
+    made = UnaryOperator::Create(ctx, ref(k, loc), u->getOpcode(), ctx.LongTy,
+                                 VK_PRValue, OK_Ordinary, loc, false, FPOptionsOverride());
+  } else if (b && b->isComparisonOp() && pointeeRecord(b->getLHS()->getType()) &&
+             pointeeRecord(b->getRHS()->getType())) {
+    StructRef l;
+    const Expr *lx = b->getLHS()->IgnoreParenImpCasts();
+    if (const auto *a = dyn_cast<UnaryOperator>(lx); a && a->getOpcode() == UO_AddrOf)
+      lx = a->getSubExpr();
+    if (!resolveRef(lx, l) || l.sv->role != StructRole::ByArray)
+      fail(loc, "comparison '" + text(b) + "' of pointers to structs is not "
+                "supported (only of pointers into one array of structs)");
+    made = BinaryOperator::Create(ctx, indexOf(b->getLHS(), l.sv), indexOf(b->getRHS(), l.sv),
+                                  b->getOpcode(), ctx.IntTy, VK_PRValue, OK_Ordinary, loc,
+                                  FPOptionsOverride());
+  }
+  if (!made)
+    return false;
+  walkChildren(made, false); // indices may read struct fields
+  replace(slot, made);
+  return true;
 }
 
 void Flattener::flattenBody(FlatSig &sig) {

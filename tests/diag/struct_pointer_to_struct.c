@@ -44,3 +44,19 @@ double n(const struct P2 *w, int i) {
   struct P2 c = w[i++]; // expect-error: cannot differentiate 'n': struct 'w[i++]' of an array of structs is copied or passed whole at an index with side effects; not supported
   return c.a * w[i].b;
 }
+
+/* a pointer into an array of structs moves within that array only */
+__attribute__((differentiable))
+double q2(const struct W *a, const struct W *b, int n) {
+  const struct W *p = &a[0];
+  p = &b[1]; // expect-error: cannot differentiate 'q2': '&b[1]' is not a struct of the same array of structs; not supported
+  return p->x + a[n].x + b[n].x;
+}
+
+__attribute__((differentiable))
+double q3(const struct W *a, int n) {
+  double s = 0;
+  for (const struct W *p = a + n - 1; p >= a; p--)
+    s += p->x * a[0].x;
+  return s;
+}

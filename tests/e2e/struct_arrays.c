@@ -2,7 +2,8 @@
  * (`pts[i].x`, `(pts + i)->y`, `pts->x`, a local `const Pt *p = &pts[i]`,
  * a struct copied whole out of the array, a nested struct's field, a fixed
  * array field at a run-time index, integer fields as weights and indices),
- * passed on as one struct (`&os[i]`) and as a shorter array (`os + 1`); and
+ * passed on as one struct (`&os[i]`) and as a shorter array (`os + 1`),
+ * walked by pointers (`p++`, `q != end`, `q += 1`, `q = &pts[n - 1]`); and
  * local pointers to structs (`Pt *p = &s`, `const Pt *q = p`, a pointer to
  * a nested struct of a parameter written through); an array of structs
  * and a struct marked CHAD_INACTIVE (data: no shadow). The shadow of an array
@@ -78,6 +79,25 @@ void alias_param(Body *b, double t) {
     o->y = o->x * b->c[1] + exp(t * o->y);
 }
 
+/* pointers walked through an array of structs: p++ to an end, a while
+ * loop to a pointer compared with !=, a pointer moved by += and reset by
+ * assignment */
+CHAD_DIFFERENTIABLE
+double walk(const Pt *pts, int n, double a) {
+    double s = 0;
+    for (const Pt *p = pts; p < pts + n; p++)
+        s += a * p->x * p->y + p->tag;
+    const Pt *end = pts + n, *q = &pts[0];
+    while (q != end) {
+        s += sin(q->y) * q->x;
+        q += 1;
+    }
+    q = &pts[n - 1];
+    for (const Pt *p = pts + n - 1; p >= pts; p--)
+        s = s * 0.5 + p->y * a;
+    return s + q->x * a;
+}
+
 /* a regression's data, an array of structs, and its settings, a struct
  * by value, both marked inactive: no shadows */
 CHAD_DIFFERENTIABLE
@@ -120,6 +140,28 @@ static void fit_wrev(const double *x, double *xb, double *y, const double *yb, v
         xb[2 * i] = ptsb[i].x, xb[2 * i + 1] = ptsb[i].y;
         gc_expect(ptsb[i].tag == 1000 + i, "fit", "an integer field of the shadow changed");
     }
+}
+
+/* walk: x = (pts[i].x, pts[i].y for each i, a) */
+static void walk_w(const double *x, double *y, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Pt pts[8];
+    pack_pts(pts, x, n);
+    y[0] = walk(pts, n, x[2 * n]);
+}
+static void walk_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Pt pts[8], dpts[8];
+    pack_pts(pts, x, n), pack_pts(dpts, dx, n);
+    y[0] = walk_fwd(pts, dpts, n, x[2 * n], dx[2 * n], &dy[0]);
+}
+static void walk_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Pt pts[8], ptsb[8];
+    pack_pts(pts, x, n), pack_pts(ptsb, xb, n);
+    y[0] = walk_rev(pts, ptsb, n, x[2 * n], &xb[2 * n], yb[0]);
+    for (int i = 0; i < n; i++)
+        xb[2 * i] = ptsb[i].x, xb[2 * i + 1] = ptsb[i].y;
 }
 
 /* obs: x = (w[0], w[1], in.s for each i, a) */
@@ -232,6 +274,9 @@ int main(void) {
         c.n = sizes[s];
         p.name = "array of structs, indexed and through pointers", p.f = fit_w,
         p.fwd = fit_wfwd, p.rev = fit_wrev, p.nin = 2 * c.n + 3, p.nout = 1;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "pointers walked through an array of structs", p.f = walk_w,
+        p.fwd = walk_wfwd, p.rev = walk_wrev, p.nin = 2 * c.n + 1, p.nout = 1;
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "array of nested structs, passed on", p.f = obs_w, p.fwd = obs_wfwd,
         p.rev = obs_wrev, p.nin = 3 * c.n + 1, p.nout = 1;

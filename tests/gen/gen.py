@@ -1990,6 +1990,20 @@ class Gen:
                 fn.mutable += [sp.acc + path for path, kind, _ in sp.st.leaves() if kind == "f"]
         c = Ctx(fn, fn.scalars, reads, ints)
         body = [S(self, "raw", d, [], fixed=True) for d in sarr_decls]
+        for sp in fn.sparams:
+            if sp.mode == "arr" and self.rsa.random() < 0.5:
+                # a pointer walked through the array of structs (8.30)
+                f = [path for path, kind, _ in sp.st.leaves() if kind == "f"][0]
+                v = self.newvar(fn)
+                if self.rsa.random() < 0.5:
+                    loop = ("for (const %s *w = %s; w < %s + %d; w++)" %
+                            (sp.spell, sp.name, sp.name, sp.alen))
+                else:
+                    loop = ("for (const %s *w = %s + %d; w >= %s; w--)" %
+                            (sp.spell, sp.name, sp.alen - 1, sp.name))
+                body.append(S(self, "raw", "@T %s = #0.25; %s %s = %s * #0.5 + sin(w->%s);"
+                              % (v, loop, v, v, f), [], fixed=True))
+                c.vars.append(v)
         if not fn.scalars:
             v = self.newvar(fn)
             body.append(S(self, "raw", "@T %s = {0};" % v, [self.expr(c, 1)], fixed=False))
