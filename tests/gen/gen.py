@@ -93,7 +93,7 @@ class Func:
 # integer fields (a pointer field's length is never a char: -Wchar-subscripts)
 SINT = ["int", "int", "unsigned", "long", "size_t", "short", "char"]
 # the integer types a returned struct may hold (at most 32 bits, 8.30)
-SINT_SMALL = ["int", "unsigned", "short", "char", "unsigned char", "_Bool"]
+SINT_SMALL = ["int", "unsigned", "short", "char", "unsigned char"]
 SLEN = ["int", "int", "unsigned", "long", "size_t", "short"]
 
 
