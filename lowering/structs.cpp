@@ -78,7 +78,13 @@ struct Leaf {
   // An integer field of a struct result: the flat function returns it as
   // a double (exact: at most 32 bits), as the IR's outputs are floating.
   bool viaDouble = false;
-  QualType storage(const ASTContext &c) const { return viaDouble ? c.DoubleTy : elem; }
+  // A `_Bool` field reached through a pointer leaf (an array field, or a
+  // field of an array of structs) is read as `unsigned char`: the same
+  // byte, 0 or 1, and the IR has no pointers to `_Bool`.
+  bool boolAsChar = false;
+  QualType storage(const ASTContext &c) const {
+    return viaDouble ? c.DoubleTy : boolAsChar ? c.UnsignedCharTy : elem;
+  }
   bool outScalar = false;  // decl is a `T *` of one element: `decl[0]`
   std::string path() const { // C access from the struct: "in.x"
     std::string s;
@@ -798,6 +804,12 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
                                         "' is written");
       t = c.getPointerType(out ? l.elem : l.elem.withConst());
     }
+    if (t->isPointerType() && l.elem->isBooleanType() && !l.viaDouble) {
+      l.boolAsChar = true;
+      t = c.getPointerType(t->getPointeeType().isConstQualified()
+                               ? c.UnsignedCharTy.withConst()
+                               : c.UnsignedCharTy);
+    }
     std::string leafName = sv.name;
     for (const FieldDecl *fl : l.fields)
       leafName += "_" + fl->getNameAsString();
@@ -919,7 +931,7 @@ Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc,
   Expr *r = ref(l->decl, loc);
   if (l->stride)
     return new (ctx) ArraySubscriptExpr(rvalue(r), offset(l, index, 0, loc),
-                                        l->elem, VK_LValue, OK_Ordinary, loc);
+                                        l->storage(ctx), VK_LValue, OK_Ordinary, loc);
   if (!l->outScalar)
     return r;
   return new (ctx) ArraySubscriptExpr(rvalue(r), lit(0, loc), l->storage(ctx),
@@ -946,7 +958,7 @@ Expr *Flattener::elementLvalue(Leaf *l, long long k, SourceLocation loc,
                                 const std::vector<const Expr *> &index) {
   if (l->stride)
     return new (ctx) ArraySubscriptExpr(rvalue(ref(l->decl, loc)),
-                                        offset(l, index, k, loc), l->elem,
+                                        offset(l, index, k, loc), l->storage(ctx),
                                         VK_LValue, OK_Ordinary, loc);
   return new (ctx) ArraySubscriptExpr(arrayArg(l, loc), lit(k, loc), l->storage(ctx),
                                       VK_LValue, OK_Ordinary, loc);
@@ -1694,9 +1706,10 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
       for (const Leaf &l : sv.leaves) {
         std::string path = l.path();
         bool scalar = l.kind == LeafKind::Float || l.kind == LeafKind::Int;
+        std::string asChar = l.boolAsChar ? "(const unsigned char *)" : "";
         if (sv.role == StructRole::ByArray) {
           // the field of the first struct; the others follow at the stride
-          args.push_back((scalar ? "&" : "") + acc + path);
+          args.push_back(asChar + (scalar ? "&" : "") + acc + path);
           if (l.active())
             args.push_back((scalar ? "&" : "") + sacc + path);
         } else if (scalar && l.outScalar) {
@@ -1707,7 +1720,7 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
           if (l.active())
             args.push_back((rev ? "&" : "") + sacc + path);
         } else {
-          args.push_back(acc + path);
+          args.push_back(asChar + acc + path);
           // A pointer to const data in the shadow struct points to the
           // caller's adjoint array, which f_rev adds into.
           if (l.active())

@@ -98,6 +98,17 @@ double walk(const Pt *pts, int n, double a) {
     return s + q->x * a;
 }
 
+typedef struct { double x; _Bool on; _Bool fl[2]; } Fl;
+
+/* _Bool fields, scalar and array, in an array of structs and by value */
+CHAD_DIFFERENTIABLE
+double flags(const Fl *fs, int n, Fl g) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += fs[i].on ? fs[i].x * fs[i].x : (fs[i].fl[1] ? 2 * fs[i].x : g.x);
+    return s + (g.fl[0] ? g.x * g.x : 0);
+}
+
 /* a regression's data, an array of structs, and its settings, a struct
  * by value, both marked inactive: no shadows */
 CHAD_DIFFERENTIABLE
@@ -162,6 +173,34 @@ static void walk_wrev(const double *x, double *xb, double *y, const double *yb, 
     y[0] = walk_rev(pts, ptsb, n, x[2 * n], &xb[2 * n], yb[0]);
     for (int i = 0; i < n; i++)
         xb[2 * i] = ptsb[i].x, xb[2 * i + 1] = ptsb[i].y;
+}
+
+/* flags: x = (fs[i].x for each i, g.x) */
+static void pack_fl(Fl *fs, Fl *g, const double *x, int n) {
+    for (int i = 0; i < n; i++)
+        fs[i].x = x[i], fs[i].on = i % 3 == 0, fs[i].fl[0] = 1, fs[i].fl[1] = i % 2;
+    g->x = x[n], g->on = 0, g->fl[0] = 1, g->fl[1] = 0;
+}
+static void flags_w(const double *x, double *y, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Fl fs[8], g;
+    pack_fl(fs, &g, x, n);
+    y[0] = flags(fs, n, g);
+}
+static void flags_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Fl fs[8], g, dfs[8], dg;
+    pack_fl(fs, &g, x, n), pack_fl(dfs, &dg, dx, n);
+    y[0] = flags_fwd(fs, dfs, n, g, dg, &dy[0]);
+}
+static void flags_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    int n = ((const struct ctx *)c)->n;
+    Fl fs[8], g, fsb[8], gb;
+    pack_fl(fs, &g, x, n), pack_fl(fsb, &gb, xb, n);
+    y[0] = flags_rev(fs, fsb, n, g, &gb, yb[0]);
+    for (int i = 0; i < n; i++)
+        xb[i] = fsb[i].x;
+    xb[n] = gb.x;
 }
 
 /* obs: x = (w[0], w[1], in.s for each i, a) */
@@ -277,6 +316,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "pointers walked through an array of structs", p.f = walk_w,
         p.fwd = walk_wfwd, p.rev = walk_wrev, p.nin = 2 * c.n + 1, p.nout = 1;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "_Bool fields in an array of structs and a struct", p.f = flags_w,
+        p.fwd = flags_wfwd, p.rev = flags_wrev, p.nin = c.n + 1, p.nout = 1;
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "array of nested structs, passed on", p.f = obs_w, p.fwd = obs_wfwd,
         p.rev = obs_wrev, p.nin = 3 * c.n + 1, p.nout = 1;
