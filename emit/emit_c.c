@@ -14,6 +14,7 @@
  * value is a set of C variables, one per scalar leaf. A residual record is
  * a struct; it is written in place where it ends up (a field of the
  * caller's tape, or the result of an `if`), never copied on the way. */
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -2335,6 +2336,18 @@ static void output_homes(Em *e, FnKind kind, const Func *f, Func *g) {
 
 static void note_used(Var *v, void *ctx) { varmap_put(ctx, v, v); }
 
+/* Whether C text contains the identifier id as a whole token. */
+static bool names_identifier(const char *text, const char *id) {
+  size_t n = strlen(id);
+  for (const char *p = text ? strstr(text, id) : NULL; p; p = strstr(p + 1, id)) {
+    bool starts = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool ends = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+    if (starts && ends)
+      return true;
+  }
+  return false;
+}
+
 static void count_ref(Var *v, void *ctx) {
   VarMap *uses = ctx;
   varmap_put(uses, v, (void *)((long)varmap_get(uses, v) + 1));
@@ -2388,6 +2401,11 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   emit_block(&e, g->body, NULL);
   emit_epilogue(&e, kind, f, g, &outs);
   e.out = out;
+  /* a parameter the IR uses only as itself (an in-out array returned in
+   * place) may be named nowhere in the C */
+  for (int i = 0; i < g->nparams; i++)
+    if (varmap_has(&e.used, g->params[i]) && !names_identifier(body.data, name_of(&e, g->params[i])))
+      line(&e, "(void)%s;", name_of(&e, g->params[i]));
   for (int i = 0; i < e.slots.len; i++)
     line(&e, "chad__slot %s = {0};", (char *)e.slots.items[i]);
   if (body.data)

@@ -814,8 +814,13 @@ Expr *Lowerer::lowerRootEffect(const CExpr *e, const Rest *next, Env env,
   }
   const CExpr *value = e;
   if (const auto *c = dyn_cast<clang::CStyleCastExpr>(e);
-      c && c->getCastKind() == clang::CK_ToVoid)
+      c && c->getCastKind() == clang::CK_ToVoid) {
     value = c->getSubExpr();
+    // `(void)p;` of an array or pointer, said to silence -Wunused-parameter
+    if (const auto *d = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts());
+        d && (d->getType()->isPointerType() || d->getType()->isArrayType()))
+      return lowerSeq(next, std::move(env), tail);
+  }
   std::vector<Binding> effects;
   lowerEffects(value, env, effects);
   if (const CallExpr *call = effectCallIn(value);

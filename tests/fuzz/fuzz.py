@@ -876,6 +876,9 @@ def input_has_ub(ctx, cmd, path, exe):
                and (name + ":") in l and ".chad.c" not in l for l in out.splitlines())
 
 
+DRIVER_TIMEOUT = "derivative driver compile timed out"
+
+
 def check_derivs(ctx, src, opts, workdir, out=""):
     """Findings from linking and running the derivative driver.  Skipped
     when clang warned about undefined behaviour (1 / 0, overflow, ...):
@@ -893,7 +896,7 @@ def check_derivs(ctx, src, opts, workdir, out=""):
            "-w"] + [o for o in opts if o.startswith("-std")] + ["-O0"] + ctx.includes + [path, "-o", exe, "-lm"]
     rc, out, secs = run(cmd, ctx.timeout)
     if rc is None:
-        return [("hang", "derivative driver compile timed out")], True
+        return [("hang", DRIVER_TIMEOUT)], True
     if is_crash(rc, out):
         return [("crash", crash_signature(out))], True
     if rc != 0:
@@ -1003,7 +1006,7 @@ def test_one(ctx, args, stats, known, index, corpus, fragments):
                 stats.bump("derivs-checked")
         for kind, detail in finds:
             clang_only = False
-            if kind == "hang" and rc is None and not args.no_rerun:
+            if kind == "hang" and not args.no_rerun and (rc is None or detail == DRIVER_TIMEOUT):
                 # the parallel workers share the machine: judged alone later
                 with stats.lock:
                     stats.timed_out.append((index, recipe, src, opts, detail, out))
@@ -1030,6 +1033,24 @@ def rerun_timeouts(ctx, args, stats, known):
     limit for (at -O2, a function of 10^4 statements takes clang 10 s) is
     slow-input: not a hang of ours."""
     for index, recipe, src, opts, detail, out in sorted(stats.timed_out):
+        if detail == DRIVER_TIMEOUT:
+            # the input compiled; its derivative driver is compiled again alone
+            with tempfile.TemporaryDirectory(dir=args.workdir) as td:
+                t0 = time.time()
+                finds, _ = check_derivs(ctx, src, opts, td)
+            if not any(k == "hang" for k, _ in finds):
+                stats.bump("slow-under-load")
+                if not args.quiet:
+                    print("[slow-under-load] input %d (%s): driver %.1fs alone"
+                          % (index, recipe[:100], time.time() - t0), flush=True)
+                for kind, d in finds:
+                    record(ctx, args, stats, index, recipe, src, opts, kind, d, out, False,
+                           is_known(known, kind, recipe + "\n" + d))
+                continue
+            kn = is_known(known, "hang", recipe + "\n" + detail)
+            record(ctx, args, stats, index, recipe, src, opts, "hang", detail + " (also alone)",
+                   "exit status: 0\n" + out, False, kn)
+            continue
         with tempfile.TemporaryDirectory(dir=args.workdir) as td:
             path = os.path.join(td, "fz%d.c" % index)
             with open(path, "w") as fh:
