@@ -3490,6 +3490,32 @@ static Expr *result_seed(Rev *s, Func *f, Expr *ret_b) {
   return ex_tuple(s->a, k, parts);
 }
 
+/* f's result as a tuple bound last, which seed_outputs and
+ * copy_updated_outputs look for: a result that an if (an early return in
+ * one branch) or a call makes is taken apart into its fields, so each
+ * output array is a `get` of it (DESIGN 8.18: an if's result starts its
+ * buffers from the seed). Returns f's body, rewritten when needed. */
+static Expr *outputs_as_tuple(Rev *s, Func *f) {
+  if (!func_num_outputs(f))
+    return f->body;
+  Bindings b;
+  bindings_of(s->a, f->body, &b);
+  Expr *made = NULL;
+  for (int i = b.vars.len - 1; i >= 0 && b.result->kind == E_VAR && !made; i--)
+    if (b.vars.items[i] == b.result->var)
+      made = b.rhss.items[i];
+  if (made && made->kind == E_TUPLE)
+    return f->body;
+  Expr *whole = b.result;
+  if (whole->kind != E_VAR)
+    whole = bind(s, &b, "res", whole);
+  Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)f->ret->n);
+  for (int i = 0; i < f->ret->n; i++)
+    parts[i] = bind(s, &b, "out", ex_get(s->a, i, whole));
+  Expr *tup = ex_tuple(s->a, f->ret->n, parts);
+  return bindings_build(s->a, &b, bind(s, &b, "res", tup));
+}
+
 /* Output arrays that updates made are copied at the end of f's primal
  * (`y' = build (len y) (k) y[k]`): the reverse sweep's restores undo the
  * updates in y's memory, and the caller must get f's final values. One
@@ -3535,6 +3561,8 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err,
            .may_store = may_store, .dump = dump};
   Func copied = *f;
+  copied.body = outputs_as_tuple(&s, f);
+  f = &copied;
   copied.body = copy_updated_outputs(&s, f);
   f = &copied;
   Layer top = {0};

@@ -1225,6 +1225,8 @@ Expr *Lowerer::lowerUnary(const UnaryOperator *u, const Env &env) {
 
 // x + 0 where 0 is an accumulator's per-iteration start (see
 // lower_loops.cpp) is x: a sum body then yields the increment itself.
+// Integer 0 + x, x * 1 and 0 * x fold too, so that an index spelled
+// `0 + 0 * R->nrows` is seen as the 0 it is.
 Expr *Lowerer::mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc) {
   if (p == P_ADD && isZeroVar(x))
     return y;
@@ -1232,7 +1234,29 @@ Expr *Lowerer::mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc) {
     return x;
   if (p == P_SUB && isZeroVar(x))
     return at(ex_prim1(arena, P_NEG, y), loc);
+  if (Expr *folded = foldIntegerIdentity(p, x, y))
+    return folded;
   return at(ex_prim2(arena, p, x, y), loc);
+}
+
+// The operand that x p y equals, for integers of one type: both operands
+// are pure (effects are hoisted before lowering), and integer 0 * x is 0
+// even where x would overflow.
+Expr *Lowerer::foldIntegerIdentity(Prim p, Expr *x, Expr *y) {
+  if (!x->type || !y->type || x->type->kind != TY_INT || !type_eq(x->type, y->type))
+    return nullptr;
+  switch (p) {
+  case P_ADD:
+    return isIntConst(x, 0) ? y : isIntConst(y, 0) ? x : nullptr;
+  case P_SUB:
+    return isIntConst(y, 0) ? x : nullptr;
+  case P_MUL:
+    if (isIntConst(x, 0) || isIntConst(y, 1))
+      return x;
+    return isIntConst(y, 0) || isIntConst(x, 1) ? y : nullptr;
+  default:
+    return nullptr;
+  }
 }
 
 Expr *Lowerer::lowerBinary(const BinaryOperator *b, const Env &env) {

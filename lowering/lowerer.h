@@ -825,6 +825,7 @@ public:
     return at(ex_prim1(arena, p, x), loc);
   }
   Expr *mkPrim2(Prim p, Expr *x, Expr *y, SourceLocation loc);
+  Expr *foldIntegerIdentity(Prim p, Expr *x, Expr *y);
   Expr *markContract(Expr *sum, const CExpr *lhs, const CExpr *rhs);
   Expr *mkIf(Expr *c, Expr *t, Expr *e, SourceLocation loc) {
     Expr *x = at(ex_if(arena, c, t, e), loc);

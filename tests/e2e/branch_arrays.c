@@ -3,7 +3,10 @@
  * over the array the branch made; rev: its cotangent buffer serves both
  * branches' arrays): a local array, an output array, ADBench's
  * rodrigues_rotate_point as written (an output filled in both branches,
- * with calls filling local arrays), and such an if inside a loop. */
+ * with calls filling local arrays), such an if inside a loop, and outputs
+ * a callee fills before an early return: plain, and ADBench's hand.c
+ * angle_axis_to_rotation_matrix with its Matrix and set_identity as
+ * written. */
 #include <math.h>
 #include "chad.h"
 #include "gradcheck.h"
@@ -103,6 +106,77 @@ double loop_made(const double *x, int n) {
     return s;
 }
 
+/* The output filled by a callee in the branch that returns early, element
+ * by element after it. */
+CHAD_DIFFERENTIABLE
+void early_made(const double *x, int c, double *y) {
+    if (c) {
+        cross(x, x + 3, y);
+        return;
+    }
+    y[0] = x[0] * x[1];
+    y[1] = sin(x[2]);
+    y[2] = x[3] + x[4] * x[5];
+}
+
+/* ADBench's hand.c, as its authors wrote it */
+typedef struct {
+    int nrows;
+    int ncols;
+    double *data; // matrix is stored in data COLUMN MAJOR!!!
+} Matrix;
+
+CHAD_DIFFERENTIABLE
+void set_identity(Matrix *mat) {
+    int i_col, i_row;
+    for (i_col = 0; i_col < mat->ncols; i_col++) {
+        for (i_row = 0; i_row < mat->nrows; i_row++) {
+            if (i_col == i_row) {
+                mat->data[i_row + i_col * mat->nrows] = 1.0;
+            } else {
+                mat->data[i_row + i_col * mat->nrows] = 0.0;
+            }
+        }
+    }
+}
+
+CHAD_DIFFERENTIABLE
+double square_sum(int n, double const *x) {
+    int i;
+    double res = x[0] * x[0];
+    for (i = 1; i < n; i++)
+        res = res + x[i] * x[i];
+    return res;
+}
+
+CHAD_DIFFERENTIABLE
+void angle_axis_to_rotation_matrix(double const *angle_axis, Matrix *R) {
+    double norm = sqrt(square_sum(3, angle_axis));
+    if (norm < 0.0001) {
+        set_identity(R);
+        return;
+    }
+
+    double x = angle_axis[0] / norm;
+    double y = angle_axis[1] / norm;
+    double z = angle_axis[2] / norm;
+
+    double s = sin(norm);
+    double c = cos(norm);
+
+    R->data[0 + 0 * R->nrows] = x * x + (1 - x * x) * c; // first row
+    R->data[0 + 1 * R->nrows] = x * y * (1 - c) - z * s;
+    R->data[0 + 2 * R->nrows] = x * z * (1 - c) + y * s;
+
+    R->data[1 + 0 * R->nrows] = x * y * (1 - c) + z * s; // second row
+    R->data[1 + 1 * R->nrows] = y * y + (1 - y * y) * c;
+    R->data[1 + 2 * R->nrows] = y * z * (1 - c) - x * s;
+
+    R->data[2 + 0 * R->nrows] = x * z * (1 - c) - y * s; // third row
+    R->data[2 + 1 * R->nrows] = z * y * (1 - c) + x * s;
+    R->data[2 + 2 * R->nrows] = z * z + (1 - z * z) * c;
+}
+
 struct ctx { int c, n; };
 #define C(p) (((const struct ctx *)(p))->c)
 #define N(p) (((const struct ctx *)(p))->n)
@@ -147,6 +221,28 @@ static void lp_wfwd(const double *x, const double *dx, double *y, double *dy, vo
 static void lp_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = loop_made_rev(x, xb, N(c), yb[0]);
 }
+static void em_w(const double *x, double *y, void *c) { early_made(x, C(c), y); }
+static void em_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    early_made_fwd(x, dx, C(c), y, dy);
+}
+static void em_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    early_made_rev(x, xb, C(c), y, yb);
+}
+static void aa_w(const double *x, double *y, void *c) {
+    Matrix R = {3, 3, y};
+    (void)c;
+    angle_axis_to_rotation_matrix(x, &R);
+}
+static void aa_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    Matrix R = {3, 3, y}, dR = {0, 0, dy};
+    (void)c;
+    angle_axis_to_rotation_matrix_fwd(x, dx, &R, &dR);
+}
+static void aa_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    Matrix R = {3, 3, y}, Rb = {0, 0, (double *)yb}; /* an output's seed is only read */
+    (void)c;
+    angle_axis_to_rotation_matrix_rev(x, xb, &R, &Rb);
+}
 
 int main(void) {
     char name[64];
@@ -160,7 +256,15 @@ int main(void) {
         snprintf(name, sizeof name, "output_made c=%d", c.c);
         p.nin = 3, p.nout = 3, p.f = om_w, p.fwd = om_wfwd, p.rev = om_wrev;
         gca_check_random(&p, 3, -2, 2);
+        snprintf(name, sizeof name, "early_made c=%d", c.c);
+        p.nin = 6, p.nout = 3, p.f = em_w, p.fwd = em_wfwd, p.rev = em_wrev;
+        gca_check_random(&p, 3, -2, 2);
     }
+    snprintf(name, sizeof name, "angle_axis_to_rotation_matrix");
+    p.nin = 3, p.nout = 9, p.f = aa_w, p.fwd = aa_wfwd, p.rev = aa_wrev;
+    gca_check_random(&p, 4, -2, 2);
+    snprintf(name, sizeof name, "angle_axis_to_rotation_matrix near 0");
+    gca_check_random(&p, 2, -1e-5, 1e-5);
     snprintf(name, sizeof name, "rodrigues_rotate_point");
     p.nin = 6, p.nout = 3, p.f = rr_w, p.fwd = rr_wfwd, p.rev = rr_wrev;
     gca_check_random(&p, 4, -2, 2);
