@@ -350,19 +350,6 @@ void AliasRewrite::collect(const Stmt *s) {
   if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf)
     if (const clang::VarDecl *v = refDecl(u->getSubExpr()))
       refused.insert(v);
-  // the pointer passed to a parameter that is not a pointer to const
-  if (const auto *c = dyn_cast<CallExpr>(s)) {
-    const FunctionDecl *callee = c->getDirectCallee();
-    for (unsigned i = 0; i < c->getNumArgs(); i++) {
-      const CExpr *a = c->getArg(i);
-      const clang::VarDecl *v = a->getType()->isPointerType() ? baseOf(a) : nullptr;
-      bool readOnly = callee && i < callee->getNumParams() &&
-                      callee->getParamDecl(i)->getType()->isPointerType() &&
-                      callee->getParamDecl(i)->getType()->getPointeeType().isConstQualified();
-      if (v && !readOnly)
-        passedOut.insert(v);
-    }
-  }
   for (const Stmt *c : s->children())
     collect(c);
 }
@@ -467,14 +454,14 @@ void AliasRewrite::resolve() {
 // t;`, double buffering): an index saying which root, and the offset into
 // it. Pointers assigned one to another form a group that shares its roots,
 // in one order, so that `p = q` copies q's index. Elements written through
-// them become a choice of writes (chooseWrite); a pointer passed to a
-// parameter that writes is not one (the callee would write a choice).
+// them become a choice of writes (chooseWrite), and a call that writes
+// through one a choice of calls (chooseCall).
 void AliasRewrite::resolveChoices(
     const std::map<const clang::VarDecl *, const clang::VarDecl *> &rootOf) {
   QualType diff = ctx.getPointerDiffType();
   std::vector<const clang::VarDecl *> cand;
   for (auto &[v, values] : defs)
-    if (!aliases.count(v) && !refused.count(v) && !passedOut.count(v) && !values.empty())
+    if (!aliases.count(v) && !refused.count(v) && !values.empty())
       cand.push_back(v);
   auto isCand = [&](const clang::VarDecl *v) {
     return std::find(cand.begin(), cand.end(), v) != cand.end();
@@ -519,9 +506,100 @@ void AliasRewrite::resolveChoices(
     a.offset = make(v->getNameAsString() + "_at", diff);
     a.roots = roots;
     a.which = make(v->getNameAsString() + "_in", ctx.IntTy);
+    a.group = find(v);
     aliases[v] = a;
   }
+  markDistinct(cand, find);
   (void)rootOf;
+}
+
+// `t = a; a = b; b = t;` (or `T *t = a; ...`) of three pointers: the
+// values it assigns are recorded as swaps.
+bool AliasRewrite::swapTriple(const Stmt *s1, const Stmt *s2, const Stmt *s3) {
+  const clang::VarDecl *t = nullptr;
+  const CExpr *tval = nullptr;
+  if (const auto *d = dyn_cast<clang::DeclStmt>(s1); d && d->isSingleDecl())
+    if (const auto *v = dyn_cast<clang::VarDecl>(d->getSingleDecl()); v && v->getInit())
+      t = v, tval = v->getInit();
+  auto assign = [](const Stmt *x) -> const BinaryOperator * {
+    const auto *b = dyn_cast<BinaryOperator>(x);
+    return b && b->getOpcode() == clang::BO_Assign ? b : nullptr;
+  };
+  if (const BinaryOperator *b = assign(s1))
+    t = refDecl(b->getLHS()->IgnoreParens()), tval = b->getRHS();
+  const BinaryOperator *b2 = assign(s2), *b3 = assign(s3);
+  if (!t || !tval || !b2 || !b3)
+    return false;
+  const clang::VarDecl *a = refDecl(tval->IgnoreParenImpCasts());
+  const clang::VarDecl *b = refDecl(b2->getRHS()->IgnoreParenImpCasts());
+  if (!a || !b || a == b || a == t || b == t || refDecl(b2->getLHS()->IgnoreParens()) != a ||
+      refDecl(b3->getLHS()->IgnoreParens()) != b ||
+      refDecl(b3->getRHS()->IgnoreParenImpCasts()) != t)
+    return false;
+  swapped.insert(tval);
+  swapped.insert(b2->getRHS());
+  swapped.insert(b3->getRHS());
+  return true;
+}
+
+// The swaps of pointers in the function, and the block declaring each
+// local pointer.
+void AliasRewrite::collectSwaps(const Stmt *s) {
+  if (!s)
+    return;
+  if (const auto *c = dyn_cast<clang::CompoundStmt>(s)) {
+    std::vector<const Stmt *> body(c->body_begin(), c->body_end());
+    for (const Stmt *x : body)
+      if (const auto *d = dyn_cast<clang::DeclStmt>(x))
+        for (const clang::Decl *y : d->decls())
+          if (const auto *v = dyn_cast<clang::VarDecl>(y))
+            declScope[v] = c;
+    for (size_t i = 0; i + 2 < body.size(); i++)
+      if (swapTriple(body[i], body[i + 1], body[i + 2]))
+        i += 2;
+  }
+  for (const Stmt *c : s->children())
+    collectSwaps(c);
+}
+
+// The pointers of a group of several roots that are only ever swapped
+// (every value a pointer is given after its declaration comes from a
+// swap), declared in one block, each initialised into its own root: at
+// every point they point into distinct roots, so a call given two of them
+// never has them alias. A pointer only swaps pass through (`t`) is not
+// one of them.
+void AliasRewrite::markDistinct(
+    const std::vector<const clang::VarDecl *> &cand,
+    const std::function<const clang::VarDecl *(const clang::VarDecl *)> &group) {
+  std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>> mains;
+  std::set<const clang::VarDecl *> bad;
+  for (const clang::VarDecl *v : cand) {
+    auto it = aliases.find(v);
+    if (it == aliases.end() || !it->second.which)
+      continue;
+    const clang::VarDecl *g = group(v);
+    std::vector<const CExpr *> own;
+    for (const CExpr *e : defs[v])
+      if (!swapped.count(e))
+        own.push_back(e);
+    if (own.empty())
+      continue; // a temporary of the swaps
+    const clang::VarDecl *r = own.size() == 1 && own[0] == v->getInit() ? baseOf(own[0]) : nullptr;
+    if (!r || !isRoot(r))
+      bad.insert(g);
+    else
+      mains[g].push_back(v);
+  }
+  for (auto &[g, vs] : mains) {
+    std::set<const clang::VarDecl *> roots;
+    for (const clang::VarDecl *v : vs)
+      if (!roots.insert(baseOf(v->getInit())).second || declScope[v] != declScope[vs[0]])
+        bad.insert(g);
+    if (bad.count(g))
+      continue;
+    for (const clang::VarDecl *v : vs)
+      aliases.at(v).distinct = true;
+  }
 }
 
 // The pointer of several roots whose rewritten value e starts from (`q`,
@@ -576,6 +654,122 @@ Stmt *AliasRewrite::chooseWrite(Stmt *s, const ChosenElem &c) {
                               loc, loc, writeInto(c.elems[k]), loc, r);
   }
   return r;
+}
+
+// The argument of a call rewritten from a pointer of several roots (`p`
+// or `p + k`): for each root, the argument as that root would give it
+// (`R_k + p_at`, `R_k + p_at + k`); false for any other argument.
+bool AliasRewrite::alternatives(const CExpr *arg, const clang::VarDecl *&pointer,
+                                std::vector<CExpr *> &alts) {
+  const CExpr *x = arg->IgnoreParenImpCasts();
+  const auto *sum = dyn_cast<BinaryOperator>(x);
+  if (sum && sum->isAdditiveOp() && sum->getLHS()->getType()->isPointerType())
+    x = sum->getLHS()->IgnoreParenImpCasts();
+  else
+    sum = nullptr;
+  auto it = choices.find(x);
+  if (it == choices.end())
+    return false;
+  pointer = it->second;
+  // the chain `which == n-1 ? of(R_n-1) : ... which == 1 ? of(R_1) : of(R_0)`
+  size_t n = aliases.at(pointer).roots.size();
+  alts.assign(n, nullptr);
+  for (size_t k = n - 1; k >= 1; k--) {
+    const auto *c = dyn_cast<clang::ConditionalOperator>(x);
+    if (!c)
+      return false;
+    alts[k] = c->getTrueExpr();
+    x = c->getFalseExpr();
+  }
+  alts[0] = const_cast<CExpr *>(x);
+  for (CExpr *&a : alts) {
+    if (sum)
+      a = BinaryOperator::Create(ctx, a, sum->getRHS(), sum->getOpcode(), sum->getType(),
+                                 clang::VK_PRValue, clang::OK_Ordinary, sum->getOperatorLoc(),
+                                 clang::FPOptionsOverride());
+    if (!ctx.hasSameType(a->getType(), arg->getType()))
+      a = clang::ImplicitCastExpr::Create(ctx, arg->getType(), clang::CK_NoOp, a, nullptr,
+                                          clang::VK_PRValue, clang::FPOptionsOverride());
+  }
+  return true;
+}
+
+// A call, as a statement, that passes a pointer of several roots to a
+// parameter that writes: `if (p_in == n-1) g(.., R_n-1 + p_at, ..); else
+// ... g(.., R_0 + p_at, ..);`, each an ordinary call writing through a
+// view of one array (8.21). Several such arguments nest, and so do the
+// pointers of several roots the call reads through, which are choices
+// only where no argument is written through one.
+Stmt *AliasRewrite::chooseCall(CallExpr *c) {
+  const FunctionDecl *callee = c->getDirectCallee();
+  if (!callee)
+    return c;
+  struct Written {
+    unsigned arg;
+    const clang::VarDecl *pointer;
+    std::vector<CExpr *> alts;
+  };
+  std::vector<Written> written;
+  size_t calls = 0;
+  bool writes = false;
+  for (unsigned i = 0; i < c->getNumArgs() && i < callee->getNumParams(); i++) {
+    QualType pt = callee->getParamDecl(i)->getType();
+    Written w{i, nullptr, {}};
+    if (!pt->isPointerType() || !alternatives(c->getArg(i), w.pointer, w.alts))
+      continue;
+    writes = writes || !pt->getPointeeType().isConstQualified();
+    written.push_back(std::move(w));
+  }
+  if (!writes)
+    return c;
+  std::vector<CExpr *> args(c->arg_begin(), c->arg_end());
+  SourceLocation loc = c->getBeginLoc();
+  // the roots the distinct pointers chosen so far point into: the others
+  // cannot point there (a combination that cannot happen is not made)
+  struct Taken {
+    const clang::VarDecl *pointer;
+    size_t root;
+  };
+  std::vector<Taken> taken;
+  std::function<Stmt *(size_t)> nest = [&](size_t w) -> Stmt * {
+    if (w == written.size() && ++calls)
+      return CallExpr::Create(ctx, c->getCallee(), args, c->getType(), c->getValueKind(),
+                              c->getRParenLoc(), clang::FPOptionsOverride());
+    const Written &x = written[w];
+    const Alias &a = aliases.at(x.pointer);
+    std::vector<size_t> ks;
+    for (size_t k = 0; k < x.alts.size(); k++) {
+      bool possible = true;
+      for (const Taken &t : taken) {
+        const Alias &b = aliases.at(t.pointer);
+        if (t.pointer == x.pointer) // the same pointer passed again
+          possible = possible && t.root == k;
+        else if (a.distinct && b.distinct && a.group == b.group)
+          possible = possible && t.root != k;
+      }
+      if (possible)
+        ks.push_back(k);
+    }
+    Stmt *r = nullptr;
+    for (size_t k : ks) {
+      args[x.arg] = x.alts[k];
+      taken.push_back({x.pointer, k});
+      Stmt *call = nest(w + 1);
+      taken.pop_back();
+      if (!r) {
+        r = call; // the last choice: the pointer's index is none of the others
+        continue;
+      }
+      CExpr *test = BinaryOperator::Create(ctx, rvalue(a.which, loc), intLiteral((long long)k, ctx.IntTy, loc),
+                                           clang::BO_EQ, ctx.IntTy, clang::VK_PRValue,
+                                           clang::OK_Ordinary, loc, clang::FPOptionsOverride());
+      r = clang::IfStmt::Create(ctx, loc, clang::IfStatementKind::Ordinary, nullptr, nullptr, test,
+                                loc, loc, call, loc, r);
+    }
+    return r; // null only if no combination can happen
+  };
+  Stmt *r = nest(0);
+  return r && calls <= 8 ? r : c; // else a located error of lowering
 }
 
 // Expressions in statement position: a compound statement's, a loop's or
@@ -782,6 +976,10 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
       if (auto it = chosenElems.find(target->IgnoreParens()); it != chosenElems.end())
         return chooseWrite(s, it->second);
   }
+  // a call writing through it, as a statement: a choice of calls
+  if (auto *c = dyn_cast<CallExpr>(s); c && stmtPos.count(s))
+    if (Stmt *r = chooseCall(c); r != s)
+      return r;
   // p[j]: B[p_at + j]
   if (auto *sub = dyn_cast<ArraySubscriptExpr>(s))
     if (const auto *sum = dyn_cast<BinaryOperator>(sub->getBase()->IgnoreParens());
@@ -869,6 +1067,7 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
 void AliasRewrite::apply(const FunctionDecl *f, Stmt *body) {
   fd = f;
   collect(body);
+  collectSwaps(body);
   resolve();
   if (aliases.empty())
     return;

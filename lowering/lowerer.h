@@ -403,6 +403,10 @@ private:
     // one (index into roots, shared by the pointers assigned one to another)
     std::vector<const clang::VarDecl *> roots;
     clang::VarDecl *which = nullptr;
+    // a pointer of a group that only swaps its pointers (permuting): none
+    // of its other such pointers points into the same root at any time
+    bool distinct = false;
+    const clang::VarDecl *group = nullptr;
   };
   // `p[j]` of a pointer into one of several arrays, rewritten as a choice:
   // the element `R_k[p_at + j]` of each root, for a write through it
@@ -430,6 +434,12 @@ private:
   Stmt *rewrite(Stmt *s);
   const clang::VarDecl *choiceSource(const CExpr *e) const;
   Stmt *chooseWrite(Stmt *s, const ChosenElem &c);
+  Stmt *chooseCall(CallExpr *c);
+  void collectSwaps(const Stmt *s);
+  void markDistinct(const std::vector<const clang::VarDecl *> &cand,
+                    const std::function<const clang::VarDecl *(const clang::VarDecl *)> &group);
+  bool swapTriple(const Stmt *s1, const Stmt *s2, const Stmt *s3);
+  bool alternatives(const CExpr *arg, const clang::VarDecl *&pointer, std::vector<CExpr *> &alts);
   void markStatements(const Stmt *s);
   void replace(Stmt *&slot, Stmt *with);
 
@@ -437,10 +447,11 @@ private:
   const FunctionDecl *fd = nullptr;
   std::map<const clang::VarDecl *, std::vector<const CExpr *>> defs; // values assigned
   std::set<const clang::VarDecl *> refused; // pointers that are not aliases
-  std::set<const clang::VarDecl *> passedOut; // pointers passed to a writing parameter
   std::map<const Stmt *, const clang::VarDecl *> choices; // `(p_in == k ? ...)` made, of p
   std::map<const Stmt *, ChosenElem> chosenElems;
   std::set<const Stmt *> stmtPos; // expressions that are statements of their own
+  std::set<const CExpr *> swapped;  // values assigned by `t = a; a = b; b = t;`
+  std::map<const clang::VarDecl *, const Stmt *> declScope; // the block declaring a pointer
   std::map<const clang::VarDecl *, Alias> aliases;
   std::vector<std::pair<Stmt **, Stmt *>> undo;
 };

@@ -170,6 +170,74 @@ double flag_skip(const double *x, int n, int steps, double c) {
     return s;
 }
 
+/* The step as a callee that fills its output, and one that updates its
+ * in-out array: the swapped pointers passed to them (a choice of calls,
+ * one per buffer the pointers can point into). */
+CHAD_DIFFERENTIABLE
+static void diffuse(int n, double c, const double *u, double *v) {
+    for (int i = 0; i < n; i++)
+        v[i] = u[i] + c * ((i > 0 ? u[i - 1] : 0) - 2 * u[i] + (i + 1 < n ? u[i + 1] : 0));
+}
+
+CHAD_DIFFERENTIABLE
+static void relax(int n, double c, double *v) {
+    for (int i = 0; i < n; i++)
+        v[i] += c * sin(v[i]);
+}
+
+CHAD_DIFFERENTIABLE
+double heat_calls(const double *x, int n, int steps, double c) {
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        a[i] = x[i] * x[i];
+    double *cur = a;
+    double *nxt = b;
+    for (int t = 0; t < steps; t++) {
+        diffuse(n, c, cur, nxt);
+        relax(n, c, nxt);
+        double *tmp = cur;
+        cur = nxt;
+        nxt = tmp;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += cur[i] * (i + 1);
+    free(a);
+    free(b);
+    return s;
+}
+
+/* three buffers rotated, all three passed to the step */
+CHAD_DIFFERENTIABLE
+static void leap(int n, double k, const double *old, const double *now, double *next) {
+    for (int i = 0; i < n; i++)
+        next[i] = 2 * now[i] - old[i] - 0.01 * k * sin(now[i]);
+}
+
+CHAD_DIFFERENTIABLE
+double leap_calls(const double *x, int n, int steps, double k) {
+    double p[16], q[16], r[16];
+    for (int i = 0; i < n; i++) {
+        p[i] = x[i];
+        q[i] = cos(x[i]);
+        r[i] = 0;
+    }
+    double *old = p, *now = q, *next = r;
+    for (int t = 0; t < steps; t++) {
+        leap(n, k, old, now, next);
+        double *spare = old;
+        old = now;
+        now = spare;
+        spare = now;
+        now = next;
+        next = spare;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += now[i] * old[i];
+    return s;
+}
+
 /* ------------------------------------------------------------- checks */
 
 struct ctx { int n, steps; };
@@ -196,6 +264,8 @@ XC_WRAP(heat_local)
 XC_WRAP(maybe_swap)
 XC_WRAP(flag_write)
 XC_WRAP(flag_skip)
+XC_WRAP(heat_calls)
+XC_WRAP(leap_calls)
 
 /* leapfrog: x = (y0, y1, k) */
 static void lf_w(const double *x, double *y, void *c) {
@@ -253,6 +323,8 @@ int main(void) {
             run("maybe_swap", n, steps, n + 1, 1, maybe_swap_w, maybe_swap_wfwd, maybe_swap_wrev);
             run("flag_write", n, steps, n + 1, 1, flag_write_w, flag_write_wfwd, flag_write_wrev);
             run("flag_skip", n, steps, n + 1, 1, flag_skip_w, flag_skip_wfwd, flag_skip_wrev);
+            run("heat_calls", n, steps, n + 1, 1, heat_calls_w, heat_calls_wfwd, heat_calls_wrev);
+            run("leap_calls", n, steps, n + 1, 1, leap_calls_w, leap_calls_wfwd, leap_calls_wrev);
         }
     return gc_summary();
 }
