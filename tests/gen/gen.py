@@ -383,6 +383,9 @@ class Gen:
         # steps known at run time, and loops that call array-updating
         # callees (walks)
         self.rw = random.Random(seed * 49979687 + 13)
+        # and so do those about swapped pointers given to callees that
+        # write them (8.26's calls)
+        self.rsc = random.Random(seed * 198491317 + 29)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -1060,20 +1063,33 @@ class Gen:
             else:
                 self.scratch_used = True
                 out.append(S(self, "raw", "@T *%s = malloc(n * sizeof *%s);" % (arr, arr), fixed=True))
+        # the step as calls of callees that fill and update the buffer the
+        # pointers name (a choice of calls), drawn from self.rsc
+        calls = self.rsc.random() < 0.4
         lc = c.sub(reads=c.reads + ["%s[%s]" % (x, i) for x in fn.arrays], ints=c.ints + [i])
-        out.append(S(self, "for", hdr % (i, i, i), fixed=True,
-                     body=[S(self, "raw", "%s[%s] = {0};" % (a, i), [self.expr(lc, 2)], fixed=True)]))
+        init = [S(self, "raw", "%s[%s] = {0};" % (a, i), [self.expr(lc, 2)], fixed=True)]
+        if calls:  # a callee may read either buffer: both start written
+            init.append(S(self, "raw", "%s[%s] = #0.0;" % (b, i), fixed=True))
+        out.append(S(self, "for", hdr % (i, i, i), fixed=True, body=init))
         out.append(S(self, "raw", "@T *%s = %s, *%s = %s;" % (p, a, q, b), fixed=True))
         rc = lc.sub(reads=lc.reads + ["%s[%s]" % (p, i), "%s[(%s + 1) %% n]" % (p, i)])
         step = S(self, "raw", "%s[%s] = #0.5 * %s[%s] + #0.25 * tanh({0});" % (q, i, p, i),
                  [self.expr(rc, 2)], fixed=True)
+        if calls:
+            self.walk_used = True
+            suffix = "f" if fn.T == "float" else ""
+            body = [S(self, "raw", "gen_fill%s((int)n, %s, #0.5, %s);" % (suffix, p, q), fixed=True)]
+            if self.rsc.random() < 0.5:
+                body.append(S(self, "raw", "gen_relax%s((int)n, %s, %s);" % (suffix, q, p), fixed=True))
+        else:
+            body = [S(self, "for", hdr % (i, i, i), body=[step], fixed=True)]
         swap = [S(self, "raw", "@T *%s = %s;" % (t, p), fixed=True),
                 S(self, "raw", "%s = %s;" % (p, q), fixed=True),
                 S(self, "raw", "%s = %s;" % (q, t), fixed=True)]
         if r.random() < 0.3:  # swapped only on some steps
             swap = [S(self, "if", exprs=[X(self, "%s %% 2 == 0" % s, t="b")], body=swap, fixed=True)]
         out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (s, s, r.randint(1, 4), s),
-                     fixed=True, body=[S(self, "for", hdr % (i, i, i), body=[step], fixed=True)] + swap))
+                     fixed=True, body=body + swap))
         out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
         jc = c.sub(reads=c.reads + ["%s[%s]" % (x, j) for x in fn.arrays], ints=c.ints + [j])
         out.append(S(self, "for", hdr % (j, j, j), fixed=True,
