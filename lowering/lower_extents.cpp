@@ -28,6 +28,7 @@ struct CountedLoop {
   const clang::VarDecl *counter = nullptr;
   const CExpr *bound = nullptr;
   bool inclusive = false;
+  long long start = 0; // c0
 };
 
 bool constantOf(const CExpr *e, const clang::ASTContext &ctx, long long &v) {
@@ -71,18 +72,50 @@ bool countedLoop(const ForStmt *f, const clang::ASTContext &ctx, CountedLoop &ou
   }
   if (!up)
     return false;
-  out = CountedLoop{counter, c->getRHS(), c->getOpcode() == clang::BO_LE};
+  out = CountedLoop{counter, c->getRHS(), c->getOpcode() == clang::BO_LE, lo};
   return true;
+}
+
+// idx as `scale * counter + plus` (`i`, `i + 1`, `i - 1`, `2 * i + 1`,
+// `3 * i`), scale >= 1 and plus constants; false for any other form.
+bool affineInCounter(const CExpr *idx, const clang::ASTContext &ctx, const clang::VarDecl *&counter,
+                     long long &scale, long long &plus) {
+  const CExpr *e = idx->IgnoreParenImpCasts();
+  plus = 0;
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAdditiveOp()) {
+    long long c;
+    if (constantOf(b->getRHS(), ctx, c)) {
+      plus = b->getOpcode() == clang::BO_Add ? c : -c;
+      e = b->getLHS()->IgnoreParenImpCasts();
+    } else if (b->getOpcode() == clang::BO_Add && constantOf(b->getLHS(), ctx, c)) {
+      plus = c;
+      e = b->getRHS()->IgnoreParenImpCasts();
+    } else {
+      return false;
+    }
+  }
+  scale = 1;
+  if (const auto *m = dyn_cast<BinaryOperator>(e); m && m->getOpcode() == clang::BO_Mul) {
+    if (constantOf(m->getLHS(), ctx, scale))
+      e = m->getRHS()->IgnoreParenImpCasts();
+    else if (constantOf(m->getRHS(), ctx, scale))
+      e = m->getLHS()->IgnoreParenImpCasts();
+    else
+      return false;
+  }
+  const auto *r = dyn_cast<DeclRefExpr>(e);
+  counter = r ? dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+  return counter && scale >= 1;
 }
 
 } // namespace
 
 // The bounds of the elements of parameter `param` the callee touches:
-// each is `bound + c` (bound null: the constant c); false when some use is
-// not an element at a constant, a counted loop's counter, or the counter
-// plus a constant.
-bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param,
-                           std::vector<std::pair<const CExpr *, long long>> &out) {
+// each is `scale * bound + plus` (bound null: the constant plus); false
+// when some use is not an element at a constant or at `scale * i + c` of a
+// counted loop's counter i, never below 0 from the loop's start on (the
+// bound then over-approximates a loop that steps by more than 1).
+bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param, std::vector<ExtentBound> &out) {
   FlatBody flat(def); // a struct function's body, with its leaf parameters
   const clang::ParmVarDecl *p = def->getParamDecl(param);
   std::vector<CountedLoop> loops;
@@ -95,21 +128,16 @@ bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param,
     long long c;
     if (constantOf(idx, ctx, c)) {
       ok = ok && c >= 0;
-      out.push_back({nullptr, c + 1});
+      out.push_back({nullptr, 1, c + 1});
       return;
     }
-    const CExpr *e = idx->IgnoreParenImpCasts();
-    long long plus = 0;
-    if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == clang::BO_Add) {
-      if (constantOf(b->getRHS(), ctx, plus))
-        e = b->getLHS()->IgnoreParenImpCasts();
-      else if (constantOf(b->getLHS(), ctx, plus))
-        e = b->getRHS()->IgnoreParenImpCasts();
-    }
-    const auto *r = dyn_cast<DeclRefExpr>(e);
-    for (auto it = loops.rbegin(); r && it != loops.rend(); ++it)
-      if (it->counter == r->getDecl() && plus >= 0) {
-        out.push_back({it->bound, plus + (it->inclusive ? 1 : 0)});
+    const clang::VarDecl *counter;
+    long long scale, plus;
+    bool affine = affineInCounter(idx, ctx, counter, scale, plus);
+    for (auto it = loops.rbegin(); affine && it != loops.rend(); ++it)
+      if (it->counter == counter && scale * it->start + plus >= 0) {
+        // the last counter value is bound - 1 (bound, if inclusive)
+        out.push_back({it->bound, scale, plus + 1 - (it->inclusive ? 0 : scale)});
         return;
       }
     ok = false;
@@ -138,7 +166,7 @@ bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param,
     if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) {
       const CExpr *e = u->getSubExpr()->IgnoreParenImpCasts();
       if (isParam(e)) {
-        out.push_back({nullptr, 1});
+        out.push_back({nullptr, 1, 1});
         return;
       }
       if (const auto *b = dyn_cast<BinaryOperator>(e);
@@ -211,7 +239,7 @@ Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, 
   if (!callee || !callee->hasBody(def) || !def || param >= def->getNumParams())
     return nullptr;
   FlatBody flat(def); // the bounds are expressions of its body: kept flat
-  std::vector<std::pair<const CExpr *, long long>> bounds;
+  std::vector<ExtentBound> bounds;
   if (!extentBounds(def, param, bounds))
     return nullptr;
   SourceLocation loc = call->getExprLoc();
@@ -220,12 +248,14 @@ Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, 
   // slices apart structurally (`i + b` ends where `i + b` starts)
   Expr *same = nullptr;
   bool one = true;
-  for (auto &[bound, plus] : bounds) {
-    Expr *b = mkInt(plus, loc);
-    if (bound) {
-      Expr *n = calleeIntExpr(bound, call, env);
+  for (const ExtentBound &e : bounds) {
+    Expr *b = mkInt(e.plus, loc);
+    if (e.bound) {
+      Expr *n = calleeIntExpr(e.bound, call, env);
       if (!n)
         return nullptr;
+      if (e.scale != 1)
+        n = iMul(mkInt(e.scale, loc), n, loc);
       b = iAdd(n, b, loc);
     }
     one = one && (!same || exprEq(same, b));
@@ -362,8 +392,8 @@ void Lowerer::sliceArgument(const CallExpr *call, unsigned param, const CExpr *a
     fail(loc, "call to '" + name + "' writes its parameter '" + p->getNameAsString() +
                   "' at the view '" + text(a) + "', but which of its elements '" + name +
                   "' touches is not bounded by its parameters (index '" + p->getNameAsString() +
-                  "' at constants, or at counters of loops 'for (i = 0; i < n; i++)' whose "
-                  "bound is a parameter); not supported");
+                  "' at constants, or at 'k * i + c' of the counter of a loop 'for (i = c0; "
+                  "i < n; i++)' whose bound is a parameter, never below 0); not supported");
   Expr *rawOff = dup(arena, off);
   off = simpleOrBound(off, "at", out, loc);
   ext = simpleOrBound(ext, "ext", out, loc);

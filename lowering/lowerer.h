@@ -751,8 +751,12 @@ public:
     unsigned param;
     size_t out;
   };
-  bool extentBounds(const FunctionDecl *def, unsigned param,
-                    std::vector<std::pair<const CExpr *, long long>> &out);
+  // an extent `scale * bound + plus` (bound null: the constant plus)
+  struct ExtentBound {
+    const CExpr *bound;
+    long long scale, plus;
+  };
+  bool extentBounds(const FunctionDecl *def, unsigned param, std::vector<ExtentBound> &out);
   Expr *calleeIntExpr(const CExpr *e, const CallExpr *call, const Env &env);
   Expr *callExtent(const CallExpr *call, unsigned param, const Env &env,
                    Expr **plain = nullptr);

@@ -33,3 +33,17 @@ double g(double x, int k) {
   swap_add(&t[0], &t[k]); // expect-error: cannot differentiate 'g': '&t[0]' and '&t[k]', passed to 'swap_add', which writes them, may overlap
   return t[0] * t[1];
 }
+
+/* the element before the view: u[j - 1] from j = 0 reads t[0] */
+__attribute__((differentiable))
+void back(int n, double *u) {
+  for (int j = 0; j < n; j++)
+    u[j] += 0.5 * u[j - 1];
+}
+
+__attribute__((differentiable))
+double h(double x) {
+  double t[4] = {1, 2, x, 4};
+  back(2, &t[1]); // expect-error: cannot differentiate 'h': call to 'back' writes its parameter 'u' at the view '&t[1]', but which of its elements 'back' touches is not bounded by its parameters (index 'u' at constants, or at 'k * i + c' of the counter of a loop 'for (i = c0; i < n; i++)' whose bound is a parameter, never below 0); not supported
+  return t[0] * t[1];
+}

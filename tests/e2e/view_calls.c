@@ -3,7 +3,9 @@
  * &s[i + b] to lstm_model's in-out parameters, in a loop with a run-time
  * step, and reads the previous layer's state at &s[i - 2*b]. The callee's
  * code bounds what it touches (hsize elements), so the slices are copied
- * in, stored back by updates, and seen to be disjoint. */
+ * in, stored back by updates, and seen to be disjoint; also where the
+ * callee's indices are affine in its loop's counter (`u[j - 1]` from j = 1,
+ * `out[2 * j + 1]`). */
 #include <math.h>
 #include <stdlib.h>
 #include "chad.h"
@@ -70,6 +72,45 @@ double slices(int n, const double *x) {
     return s;
 }
 
+/* Callees whose indices are affine in a loop's counter: the element
+ * before the counter from a loop that starts at 1, and interleaved pairs
+ * (2 j and 2 j + 1): what they touch is still bounded by their code. */
+CHAD_DIFFERENTIABLE
+void smooth_tail(int n, double *u) {
+    for (int j = 1; j < n; j++)
+        u[j] += 0.5 * sin(u[j - 1]);
+}
+
+CHAD_DIFFERENTIABLE
+void interleave(int m, const double *a, double *out) {
+    for (int j = 0; j < m; j++) {
+        out[2 * j] = a[j];
+        out[2 * j + 1] = a[j] * a[j];
+    }
+}
+
+CHAD_DIFFERENTIABLE
+void pairs(int m, double *p) {
+    for (int j = 0; j <= m - 1; j++)
+        p[1 + 2 * j] += p[j * 2] * p[2 * j + 1];
+}
+
+CHAD_DIFFERENTIABLE
+double affine(int n, const double *x) {
+    double *t = calloc(4 * n, sizeof *t);
+    for (int i = 0; i < n; i++)
+        t[i] = x[i];
+    interleave(n, x, &t[n]);
+    smooth_tail(n + 1, t + n - 1);
+    pairs(n, &t[2 * n]);
+    smooth_tail(2, &t[4 * n - 2]);
+    double s = 0;
+    for (int i = 0; i < 4 * n; i++)
+        s += t[i] * (i % 3 + 1);
+    free(t);
+    return s;
+}
+
 struct ctx { int l, b; };
 #define C(c) ((const struct ctx *)(c))
 
@@ -91,6 +132,13 @@ static void ly_rev(const double *x, double *xb, double *y, const double *yb, voi
     for (int i = 0; i < n; i++) y[i] = x[o + i], sb[i] = yb[i];
     layers_rev(C(c)->l, C(c)->b, x, xb, y, sb, x + o + n, xb + o + n);
     for (int i = 0; i < n; i++) xb[o + i] += sb[i];
+}
+static void af_w(const double *x, double *y, void *c) { y[0] = affine(C(c)->b, x); }
+static void af_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = affine_fwd(C(c)->b, x, dx, &dy[0]);
+}
+static void af_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = affine_rev(C(c)->b, x, xb, yb[0]);
 }
 static void sl_w(const double *x, double *y, void *c) { y[0] = slices(C(c)->b, x); }
 static void sl_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
@@ -117,6 +165,9 @@ int main(void) {
         c.b = b;
         snprintf(name, sizeof name, "slices n=%d", b);
         p.nin = b, p.nout = 1, p.f = sl_w, p.fwd = sl_fwd, p.rev = sl_rev;
+        gca_check_random(&p, 3, -1, 1);
+        snprintf(name, sizeof name, "affine n=%d", b);
+        p.nin = b, p.nout = 1, p.f = af_w, p.fwd = af_fwd, p.rev = af_rev;
         gca_check_random(&p, 3, -1, 1);
     }
     return gc_summary();
