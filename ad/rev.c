@@ -553,6 +553,114 @@ static bool bindings_make_arrays(const Bindings *b) {
 static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown);
 static bool updates_stay_inside(Rev *s, Var *x, Expr *rhs);
 
+/* The variable of the primal branch bound to the <math.h> call e (the
+ * same function of the same variables), or NULL. */
+static Var *primal_call_of(const Bindings *bprimal, const Expr *e) {
+  for (int k = 0; k < bprimal->vars.len; k++) {
+    const Expr *p = bprimal->rhss.items[k];
+    Var *w = bprimal->vars.items[k];
+    if (p->kind != E_PRIM || p->op != e->op || p->nargs != e->nargs || !w->type || !e->type ||
+        !type_eq(w->type, e->type))
+      continue;
+    bool same = true;
+    for (int a = 0; a < p->nargs && same; a++)
+      same = p->args[a]->kind == E_VAR && e->args[a]->kind == E_VAR &&
+             p->args[a]->var == e->args[a]->var;
+    if (same)
+      return w;
+  }
+  return NULL;
+}
+
+/* The reverse branch's <math.h> calls that the primal branch makes too
+ * (sin x's partial cos x, where the branch computes cos x itself, inside
+ * the linear maps) read the primal's value, which becomes a residual,
+ * instead of calling again. */
+static Expr *share_primal_calls(Rev *s, const Bindings *bprimal, Expr *e) {
+  if (!e)
+    return e;
+  Var *w = e->kind == E_PRIM && prim_info(e->op)->cls == PC_MATH ? primal_call_of(bprimal, e) : NULL;
+  if (w)
+    return ex_var(s->a, w);
+  for (int i = 0; i < e->nargs; i++)
+    e->args[i] = share_primal_calls(s, bprimal, e->args[i]);
+  e->body = share_primal_calls(s, bprimal, e->body);
+  return e;
+}
+
+enum { SMALL_ARRAY = 16 }; /* elements of a branch's array kept as numbers */
+
+/* The constant length of the array v, made in the branch by a build of
+ * numbers, or -1. */
+static long long small_array_length(const Bindings *b, Var *v) {
+  if (v->type->kind != TY_ARRAY || !type_is_float(v->type->elem))
+    return -1;
+  for (int i = 0; i < b->vars.len; i++) {
+    const Expr *rhs = b->rhss.items[i];
+    if (b->vars.items[i] != v)
+      continue;
+    if (rhs->kind != E_BUILD || rhs->args[0]->kind != E_CONST ||
+        rhs->args[0]->ival < 0 || rhs->args[0]->ival > SMALL_ARRAY)
+      return -1;
+    return rhs->args[0]->ival;
+  }
+  return -1;
+}
+
+/* Arrays among a branch's residuals that the branch makes by a build of a
+ * few numbers (a rotation's w[3], a cross product) are exported as their
+ * elements, read right after the build, and made again from them at the
+ * start of the reverse branch: the branch's primal, its sqrt, sin and cos,
+ * is not recomputed for them (DESIGN 8.18). Only for a branch that saves
+ * nothing in the undo log (no memory of the branch's arrays is restored).
+ * Returns the residuals to export. */
+static PtrVec export_small_arrays(Rev *s, IfRev *info, int j, Bindings *bprimal, PtrVec res) {
+  if (!residuals_hold_arrays(&res) || bindings_log(bprimal))
+    return res;
+  for (int i = 0; i < res.len; i++) {
+    Var *v = res.items[i];
+    if (type_holds_array(v->type) && small_array_length(bprimal, v) < 0)
+      return res; /* some array must be recomputed anyway */
+  }
+  Bindings primal = {0}, again = {0};
+  PtrVec kept = {0};
+  for (int i = 0; i < bprimal->vars.len; i++) {
+    Var *v = bprimal->vars.items[i];
+    bindings_push(s->a, &primal, v, bprimal->rhss.items[i]);
+    if (!contains_var(&res, v) || !type_holds_array(v->type))
+      continue;
+    long long n = small_array_length(bprimal, v);
+    Var **elems = arena_alloc(s->a, sizeof(Var *) * (size_t)(n ? n : 1));
+    for (long long k = 0; k < n; k++) {
+      Expr *e = bind(s, &primal, arena_printf(s->a, "%s_%lld", v->name, k),
+                     ex_index(s->a, ex_var(s->a, v), ex_int(s->a, k)));
+      elems[k] = e->var;
+      ptrvec_push(s->a, &kept, e->var);
+    }
+    /* v again: (build n (k) (if (eq k 0) v_0 (if (eq k 1) v_1 ... v_n-1))) */
+    Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
+    Expr *chain = n ? ex_var(s->a, elems[n - 1]) : ex_const(s->a, v->type->elem, 0);
+    for (long long m = n - 2; m >= 0; m--) {
+      Bindings bb = {0};
+      Expr *is = bind(s, &bb, "is", ex_prim2(s->a, P_EQ, ex_var(s->a, k), ex_int(s->a, m)));
+      Expr *pick = bind(s, &bb, "e", ex_if(s->a, is, ex_var(s->a, elems[m]), chain));
+      chain = bindings_build(s->a, &bb, pick);
+    }
+    Expr *made = ex_build(s->a, ex_int(s->a, n), k, chain);
+    made->type = v->type;
+    bindings_push(s->a, &again, v, made);
+  }
+  for (int i = 0; i < res.len; i++)
+    if (!type_holds_array(((Var *)res.items[i])->type))
+      ptrvec_push(s->a, &kept, res.items[i]);
+  *bprimal = primal;
+  Bindings *rev = &info->rev[j];
+  for (int i = 0; i < rev->vars.len; i++)
+    bindings_push(s->a, &again, rev->vars.items[i], rev->rhss.items[i]);
+  *rev = again;
+  return kept;
+}
+
 static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!type_is_active(rhs->type)) {
     bindings_push(s->a, primal, x, rhs);
@@ -572,7 +680,11 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   s->marks += 2;
   for (int j = 0; j < 2; j++) {
     result[j] = branch_rev(s, info, j, rhs->args[1 + j], &bprimal[j]);
+    for (int i = 0; i < info->rev[j].rhss.len; i++)
+      info->rev[j].rhss.items[i] =
+          share_primal_calls(s, &bprimal[j], info->rev[j].rhss.items[i]);
     res[j] = branch_residuals(s, &bprimal[j], &info->rev[j], &info->outer_vals[j]);
+    res[j] = export_small_arrays(s, info, j, &bprimal[j], res[j]);
     if (residuals_hold_arrays(&res[j])) {
       /* An array made in the branch dies with it (its scope frees it), so
        * the reverse branch recomputes the branch's primal instead. What

@@ -783,6 +783,42 @@ static void test_store_nest(void) {
   }
 }
 
+/* DESIGN 8.18: a branch that makes a small array (ADBench's rotation,
+ * w = rot / theta) exports its elements instead of recomputing the
+ * branch in the reverse sweep, and the partials cos th of sin th and
+ * -sin th of cos th read the values the branch computed: f$rev calls
+ * sqrt, sin and cos once each. */
+static void test_branch_small_array(void) {
+  const char *text =
+      "(def rot f64 ((x (array f64)) (s f64))\n"
+      "  (let (q (add (mul (index x 0) (index x 0)) 1.0))\n"
+      "  (let (r (if (gt s 0.0)\n"
+      "             (let (th (sqrt q))\n"
+      "             (let (c (cos th))\n"
+      "             (let (sn (sin th))\n"
+      "             (let (w (build 3 (i) (mul (index x i) sn)))\n"
+      "             (add (mul (index w 0) c) (mul (index w 2) (index w 1)))))))\n"
+      "             (mul q s)))\n"
+      "  (mul r r))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "rot");
+  Func *rev = module_find(m, "rot$rev");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rev);
+  int calls[3] = {count_prim(rev->body, P_SQRT), count_prim(rev->body, P_SIN),
+                  count_prim(rev->body, P_COS)};
+  if (calls[0] != 1 || calls[1] != 1 || calls[2] != 1) {
+    fprintf(stderr, "rot$rev calls sqrt %d, sin %d, cos %d times, want 1 each\n", calls[0],
+            calls[1], calls[2]);
+    CU_FAIL("a branch's small array recomputed with the branch");
+  }
+  for (double sgn = -1; sgn <= 1; sgn += 2) {
+    Point p = {.fname = "rot", .n = 2,
+               .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.1}}, {.x = 0.9 * sgn}}};
+    check_point(m, &p, false);
+  }
+  module_free(m);
+}
+
 /* DESIGN 8.23: a loop nest of f's primal sweep carrying an array f made
  * (a relaxation over steps) saves nothing in the undo log when no reverse
  * code after it reads that array's memory; when a sum before the nest
@@ -1106,6 +1142,7 @@ int main(void) {
   CU_add_test(s, "store-or-recompute in a nest of three loops", test_store_nest);
   CU_add_test(s, "store-or-recompute: loops in ifs, 60 deep", test_store_deep_nest);
   CU_add_test(s, "to be recorded: a nest saves only what a later reverse reads", test_tbr);
+  CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
