@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 7.9769
-1 7.79183
-2 7.77067
-3 7.69545
+0 6.97623
+1 6.47569
+2 6.66679
+3 6.62721
 EOD
 $tool1 << EOD
-0 218.451
-1 216.762
-2 217.532
-3 216.58
+0 197.121
+1 193.67
+2 193.95
+3 221.465
 EOD
 $tool2 << EOD
-0 45.2929
-1 46.8635
-2 44.6734
-3 45.3865
+0 51.5419
+1 29.866
+2 40.8889
+3 41.481
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "bench/adbench/charts/adbench-ba.png"
+set output "/tmp/abo2/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

@@ -1,39 +1,39 @@
 # adbench: time(derivative) / time(ADBench objective) for gmm
 $tool0 << EOD
-0 4.33594
-1 4.23854
-2 4.56111
-3 6.96369
-4 4.3564
-5 4.36857
-6 4.57949
+0 5.09652
+1 4.27103
+2 4.19703
+3 6.90157
+4 4.54079
+5 4.12866
+6 4.77191
 EOD
 $tool1 << EOD
-0 3.89806
-1 4.67744
-2 6.92776
-3 14.6999
-4 3.85633
-5 4.78548
-6 6.77674
+0 4.43773
+1 4.96146
+2 6.39789
+3 13.5924
+4 4.05045
+5 4.99138
+6 7.14002
 EOD
 $tool2 << EOD
-0 5.2862
-1 19.6083
-2 33.3644
-4 5.40929
+0 7.75588
+1 21.4293
+2 33.2514
+4 6.6274
 EOD
 $tool3 << EOD
-0 59.2995
-1 3369.14
-2 21905.7
-3 435567
-4 60.0256
-5 3403.83
-6 22438
+0 59.5226
+1 3370.59
+2 20958.3
+3 389250
+4 60.3671
+5 3285.66
+6 23087.8
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "bench/adbench/charts/adbench-gmm.png"
+set output "/tmp/abo2/adbench-gmm.png"
 set title "gmm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

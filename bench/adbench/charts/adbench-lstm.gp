@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.99306
-1 2.95795
-2 2.93176
-3 3.10442
-4 3.07597
+0 3.12164
+1 3.01022
+2 5.09758
+3 2.89245
+4 3.15001
 EOD
 $tool1 << EOD
-0 5.46004
-1 5.76988
-2 5.61566
-3 10.8359
-4 11.3963
+0 7.23583
+1 7.2884
+2 3.73149
+3 11.2296
+4 15.854
 EOD
 $tool2 << EOD
-0 545.921
-1 542.803
-2 993.208
-3 573.159
+0 587.095
+1 513.165
+2 983.207
+3 518.946
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "bench/adbench/charts/adbench-lstm.png"
+set output "/tmp/abo2/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
