@@ -539,6 +539,7 @@ bool AliasRewrite::swapTriple(const Stmt *s1, const Stmt *s2, const Stmt *s3) {
   swapped.insert(tval);
   swapped.insert(b2->getRHS());
   swapped.insert(b3->getRHS());
+  swaps.push_back({t, a, b});
   return true;
 }
 
@@ -567,7 +568,9 @@ void AliasRewrite::collectSwaps(const Stmt *s) {
 // swap), declared in one block, each initialised into its own root: at
 // every point they point into distinct roots, so a call given two of them
 // never has them alias. A pointer only swaps pass through (`t`) is not
-// one of them.
+// one of them, and every swap must exchange two of them through one such
+// temporary: `p = q; q = r; r = p;` has the shape of a swap but leaves p
+// and r naming one root.
 void AliasRewrite::markDistinct(
     const std::vector<const clang::VarDecl *> &cand,
     const std::function<const clang::VarDecl *(const clang::VarDecl *)> &group) {
@@ -589,6 +592,15 @@ void AliasRewrite::markDistinct(
       bad.insert(g);
     else
       mains[g].push_back(v);
+  }
+  for (const Swap &w : swaps) {
+    const clang::VarDecl *g = group(w.a);
+    auto isMain = [&](const clang::VarDecl *v) {
+      auto it = mains.find(g);
+      return it != mains.end() && std::find(it->second.begin(), it->second.end(), v) != it->second.end();
+    };
+    if (!isMain(w.a) || !isMain(w.b) || isMain(w.t))
+      bad.insert(g);
   }
   for (auto &[g, vs] : mains) {
     std::set<const clang::VarDecl *> roots;

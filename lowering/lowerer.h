@@ -451,6 +451,10 @@ private:
   std::map<const Stmt *, ChosenElem> chosenElems;
   std::set<const Stmt *> stmtPos; // expressions that are statements of their own
   std::set<const CExpr *> swapped;  // values assigned by `t = a; a = b; b = t;`
+  struct Swap {
+    const clang::VarDecl *t, *a, *b;
+  };
+  std::vector<Swap> swaps;
   std::map<const clang::VarDecl *, const Stmt *> declScope; // the block declaring a pointer
   std::map<const clang::VarDecl *, Alias> aliases;
   std::vector<std::pair<Stmt **, Stmt *>> undo;
