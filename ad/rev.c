@@ -3515,6 +3515,14 @@ static Expr *output_producer(Rev *s, const VarMap *rhs_of, Expr *y) {
   return y;
 }
 
+/* The right-hand side bound to a block's result variable, or NULL. */
+static Expr *result_binding(const Bindings *b) {
+  for (int i = b->vars.len - 1; i >= 0 && b->result->kind == E_VAR; i--)
+    if (b->vars.items[i] == b->result->var)
+      return b->rhss.items[i];
+  return NULL;
+}
+
 static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
   bool any = false; /* an in-out array's seed is its buffer already: NULL */
   for (int j = 0; j < seeds->len; j++)
@@ -3523,10 +3531,7 @@ static void seed_outputs(Rev *s, Func *f, PtrVec *seeds, Bindings *reverse) {
     return;
   Bindings b;
   bindings_of(s->a, f->body, &b);
-  Expr *res = b.result, *tup = NULL;
-  for (int i = b.vars.len - 1; i >= 0 && res->kind == E_VAR && !tup; i--)
-    if (b.vars.items[i] == res->var)
-      tup = b.rhss.items[i];
+  Expr *tup = result_binding(&b);
   if (!tup || tup->kind != E_TUPLE || tup->nargs != seeds->len + 1) {
     fail(s, f->loc, "internal error: output arrays are not returned as a tuple");
     return;
@@ -3612,10 +3617,7 @@ static Expr *outputs_as_tuple(Rev *s, Func *f) {
     return f->body;
   Bindings b;
   bindings_of(s->a, f->body, &b);
-  Expr *made = NULL;
-  for (int i = b.vars.len - 1; i >= 0 && b.result->kind == E_VAR && !made; i--)
-    if (b.vars.items[i] == b.result->var)
-      made = b.rhss.items[i];
+  Expr *made = result_binding(&b);
   if (made && made->kind == E_TUPLE)
     return f->body;
   Expr *whole = b.result;
@@ -3638,10 +3640,7 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
     return f->body;
   Bindings b;
   bindings_of(s->a, f->body, &b);
-  Expr *tup = NULL;
-  for (int i = b.vars.len - 1; i >= 0 && b.result->kind == E_VAR && !tup; i--)
-    if (b.vars.items[i] == b.result->var)
-      tup = b.rhss.items[i];
+  Expr *tup = result_binding(&b);
   if (!tup || tup->kind != E_TUPLE)
     return f->body;
   Expr *copy = ex_clone_shallow(s->a, tup);
