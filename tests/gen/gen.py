@@ -386,6 +386,9 @@ class Gen:
         # and so do those about swapped pointers given to callees that
         # write them (8.26's calls)
         self.rsc = random.Random(seed * 198491317 + 29)
+        # and so do those about callees whose indices are affine in their
+        # loop's counter, given views (u[i - 1] from i = 1, out[2 i + 1])
+        self.raf = random.Random(seed * 217645177 + 31)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -907,6 +910,12 @@ class Gen:
                          body=[S(self, "raw", "gen_relax%s((int)n, %s + (%s %% 2) * n, %s);"
                                  % (suffix, m, t, a), fixed=True)],
                          fixed=True))
+            if self.raf.random() < 0.5:  # indices affine in the callee's counter
+                out.append(S(self, "raw", "gen_smooth%s((int)n, &%s[%d]);"
+                             % (suffix, m, self.raf.randint(0, 1) * 1), fixed=True))
+            if self.raf.random() < 0.5:
+                out.append(S(self, "raw", "gen_spread%s((int)(n / 2), %s, %s + %s);"
+                             % (suffix, a, m, self.raf.choice(["1", "n / 2", "n"])), fixed=True))
             rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j), "%s[n + %s]" % (m, j)], ints=c.ints + [j])
             out.append(S(self, "for", hdr % (j, j, j),
                          body=[S(self, "raw", "%s += %s[%s] * {0} + %s[n + %s];" % (v, m, j, m, j),
@@ -2627,6 +2636,34 @@ CHAD_DIFFERENTIABLE
 void gen_relaxf(int n, float *u, const float *k) {
     for (int i = 0; i < n; i++)
         u[i] = u[i] + 0.25f * k[i] * sinf(u[i]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_smooth(int n, double *u) {
+    for (int i = 1; i < n; i++)
+        u[i] += 0.25 * sin(u[i - 1]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_smoothf(int n, float *u) {
+    for (int i = 1; i < n; i++)
+        u[i] += 0.25f * sinf(u[i - 1]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_spread(int h, const double *x, double *out) {
+    for (int i = 0; i < h; i++) {
+        out[2 * i] = 0.5 * x[i];
+        out[2 * i + 1] = x[i] * x[i];
+    }
+}
+
+CHAD_DIFFERENTIABLE
+void gen_spreadf(int h, const float *x, float *out) {
+    for (int i = 0; i < h; i++) {
+        out[2 * i] = 0.5f * x[i];
+        out[2 * i + 1] = x[i] * x[i];
+    }
 }
 
 CHAD_DIFFERENTIABLE
