@@ -1072,8 +1072,9 @@ class Gen:
             else:
                 self.scratch_used = True
                 out.append(S(self, "raw", "@T *%s = malloc(n * sizeof *%s);" % (arr, arr), fixed=True))
-        # the step as calls of callees that fill and update the buffer the
-        # pointers name (a choice of calls), drawn from self.rsc
+        # the step as calls of callees that fill (gen_blend, a contraction:
+        # gen_fill's squares overflowed floats in four steps) and update the
+        # buffer the pointers name (a choice of calls), drawn from self.rsc
         calls = self.rsc.random() < 0.4
         lc = c.sub(reads=c.reads + ["%s[%s]" % (x, i) for x in fn.arrays], ints=c.ints + [i])
         init = [S(self, "raw", "%s[%s] = {0};" % (a, i), [self.expr(lc, 2)], fixed=True)]
@@ -1087,7 +1088,7 @@ class Gen:
         if calls:
             self.walk_used = True
             suffix = "f" if fn.T == "float" else ""
-            body = [S(self, "raw", "gen_fill%s((int)n, %s, #0.5, %s);" % (suffix, p, q), fixed=True)]
+            body = [S(self, "raw", "gen_blend%s((int)n, %s, %s);" % (suffix, p, q), fixed=True)]
             if self.rsc.random() < 0.5:
                 body.append(S(self, "raw", "gen_relax%s((int)n, %s, %s);" % (suffix, q, p), fixed=True))
         else:
@@ -2636,6 +2637,19 @@ CHAD_DIFFERENTIABLE
 void gen_relaxf(int n, float *u, const float *k) {
     for (int i = 0; i < n; i++)
         u[i] = u[i] + 0.25f * k[i] * sinf(u[i]);
+}
+
+/* a contraction, so that steps applied to swapped buffers stay finite */
+CHAD_DIFFERENTIABLE
+void gen_blend(int n, const double *x, double *out) {
+    for (int i = 0; i < n; i++)
+        out[i] = 0.5 * x[i] + 0.25 * tanh(x[i]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_blendf(int n, const float *x, float *out) {
+    for (int i = 0; i < n; i++)
+        out[i] = 0.5f * x[i] + 0.25f * tanhf(x[i]);
 }
 
 CHAD_DIFFERENTIABLE
