@@ -51,6 +51,7 @@
 
 #include "ad/ad.h"
 #include "ad/deriv.h"
+#include "ad/final.h"
 #include "ad/transform.h"
 
 typedef struct Contrib Contrib;
@@ -97,12 +98,17 @@ typedef struct StoreRev {
   PtrVec again_rhs; /* ... by these right-hand sides, in this order */
   PtrVec recalls;  /* Var*: callee tapes the reverse step makes again ... */
   PtrVec recall_calls; /* ... by this f$aug call (its arguments stored) */
+  PtrVec rereads;  /* Var*: elements of the arrays the loop carries that the
+                      reverse step reads again from the memory the loop
+                      left, which no later write changed (DESIGN 8.31) ... */
+  PtrVec reread_rhs; /* ... by these `index` right-hand sides */
 } StoreRev;
 
 typedef struct Rev {
   Module *m;
   Arena *a;
   const Func *f;    /* the function being differentiated */
+  Expr *body;       /* the body its reverse is made from */
   Layer *layer;
   VarMap call_tape; /* Var x bound by a call -> atom of the callee's tape */
   VarMap if_rev;    /* Var x bound by an if -> IfRev* */
@@ -145,6 +151,8 @@ typedef struct Rev {
   bool tbr;         /* the outermost storing loop being made saves nothing
                        of the memory it carries (DESIGN 8.23) */
   bool tbr_conflict; /* ... but a step's reverse reads that memory */
+  FinalReads *final; /* ... and which of its reads no later write changes, */
+  Var *final_result; /* ... read again from its result, this (an array) */
   bool outer_update; /* strip_inner_saves met an update of memory from
                         outside the block it walks */
   VarMap custom_in; /* Var bound by a call of a custom g that writes arrays
@@ -1627,6 +1635,40 @@ static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var 
   return true;
 }
 
+/* DESIGN 8.31: is v, bound in the step to `index A e` with A a version of
+ * the array the outermost storing loop carries, an element no later write
+ * of that loop changes? The loop saves nothing it overwrites (8.23), so
+ * whenever its reverse runs, its result's memory is as the loop left it:
+ * the reverse step reads v again there, e computed again, instead of
+ * storing it. */
+static bool reread_final(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                         StoreRev *st, VarMap *again, Var *v) {
+  if (!s->final || (v->type->kind != TY_F64 && v->type->kind != TY_F32))
+    return false;
+  Expr *rhs = NULL;
+  for (int i = 0; i < bprimal->vars.len && !rhs; i++)
+    if (bprimal->vars.items[i] == v)
+      rhs = bprimal->rhss.items[i];
+  int field;
+  if (!rhs || rhs->kind != E_INDEX || !final_read(s->final, v, &field))
+    return false;
+  Expr *e = rhs->args[1];
+  if (e->kind == E_VAR && e->var != counter && varmap_has(bound, e->var) &&
+      !int_again(s, bprimal, bound, counter, st, again, e->var, 0))
+    return false;
+  Expr *memory = ex_var(s->a, s->final_result);
+  if (field >= 0) {
+    Expr *get = ex_get(s->a, field, memory);
+    Var *leaf = var_new(s->a, nameset_fresh(s->names, s->a, "final"), get->type);
+    ptrvec_push(s->a, &st->rereads, leaf);
+    ptrvec_push(s->a, &st->reread_rhs, get);
+    memory = ex_var(s->a, leaf);
+  }
+  ptrvec_push(s->a, &st->rereads, v);
+  ptrvec_push(s->a, &st->reread_rhs, ex_index(s->a, memory, e));
+  return true;
+}
+
 /* The residuals of a step: variables its primal binds (or the state) that
  * its reverse mentions. NULL reason when each can be stored (a number, a
  * tuple of numbers, a copy or the address of an array, or a callee's tape
@@ -1661,7 +1703,8 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
   for (int i = 0; i < work.len && !why; i++) {
     Var *v = work.items[i];
     int *origin;
-    if (int_again(s, bprimal, &bound, rhs->var, st, &again, v, 0))
+    if (int_again(s, bprimal, &bound, rhs->var, st, &again, v, 0) ||
+        reread_final(s, bprimal, &bound, rhs->var, st, &again, v))
       continue;
     int k = residual_size(s, rhs, bprimal, st, origins, &fresh, &consumed, v, &origin);
     Expr *call = k < 0 && v->type->kind == TY_TUPLE && v->type->name ? tape_call(bprimal, v) : NULL;
@@ -1779,11 +1822,19 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
                 st->origins.items[i]);
   }
   *primal_body = bindings_build(s->a, &bprimal, r);
-  if (s->dump)
+  if (s->dump) {
     fprintf(s->dump, "chad: %s: the loop at line %d stores %d numbers per step "
-                     "(recompute cost %ld)%s\n", s->f->name, rhs->loc.line, nstored, recompute,
-            s->tbr && s->store_depth == 0 ? ", and saves nothing it overwrites in the arrays it "
-                                            "carries (no reverse reads them after it)" : "");
+                     "(recompute cost %ld)", s->f->name, rhs->loc.line, nstored, recompute);
+    int rereads = 0;
+    for (int i = 0; i < st->reread_rhs.len; i++)
+      rereads += ((Expr *)st->reread_rhs.items[i])->kind == E_INDEX;
+    if (rereads)
+      fprintf(s->dump, ", reads %d again from memory no later write changes", rereads);
+    fprintf(s->dump, "%s\n", s->tbr && s->store_depth == 0
+                                ? ", and saves nothing it overwrites in the arrays it carries (no "
+                                  "reverse reads them after it)"
+                                : "");
+  }
   return NULL;
 }
 
@@ -1899,11 +1950,19 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   StoreRev *st = arena_alloc(s->a, sizeof *st);
   ptrvec_push(s->a, &s->store_revs, st);
   Expr *body = NULL;
-  if (tbr)
+  if (tbr) {
     s->tbr = true;
+    s->final = final_reads_new(s->a, s->body, rhs);
+    s->final_result = x;
+  }
   const char *why = try_store(s, x, rhs, st, &body);
-  if (tbr)
+  if (tbr) {
     s->tbr = false;
+    if (s->final)
+      final_reads_free(s->final);
+    s->final = NULL;
+    s->final_result = NULL;
+  }
   if (tbr && why && s->tbr_conflict) {
     /* a step's reverse reads the carried memory: the log saves it */
     s->tbr_conflict = false;
@@ -3184,6 +3243,9 @@ static void backprop_stored_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *
                   take_leaves(s, &bodyb, v->type, !varmap_has(&sr->address, v),
                               sr->origins.items[i], &last_leaf, &carried));
   }
+  for (int i = 0; i < sr->rereads.len; i++)
+    bindings_push(s->a, &bodyb, sr->rereads.items[i],
+                  ex_clone_shallow(s->a, sr->reread_rhs.items[i]));
   for (int i = 0; i < sr->recalls.len; i++) {
     Var *v = sr->recalls.items[i];
     Expr *pair = bind(s, &bodyb, arena_printf(s->a, "%s_again", v->name),
@@ -3676,6 +3738,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   f = &copied;
   copied.body = copy_updated_outputs(&s, f);
   f = &copied;
+  s.body = f->body;
   Layer top = {0};
   s.layer = &top;
   expr_visit_vars(f->body, count_use, &s.uses);

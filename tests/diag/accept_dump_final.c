@@ -1,0 +1,43 @@
+/* The dump shows which reads a storing loop takes again from the memory
+ * its loop leaves instead of storing them (DESIGN 8.31): Cholesky's
+ * l[i*n + k] and l[j*n + k], k < j, are never written after the read (its
+ * writes are to columns j' >= j), so its inner loop stores nothing; the
+ * element read at n - 1 - i is written later in the same sweep, so that
+ * loop stores it. */
+// diag-args: -fplugin-arg-chad-dump=logdet -fplugin-arg-chad-dump=mirrored
+// expect-output: chad: logdet: the loop at line 20 stores 0 numbers per step (recompute cost 13), reads 2 again from memory no later write changes
+// expect-output: chad: mirrored: the loop at line 37 stores 1 numbers per step (recompute cost 27)
+// expect-output: chad: mirrored: the loop at line 36 stores 1 numbers per step (recompute cost 436), and saves nothing
+#include <math.h>
+#include <stdlib.h>
+
+__attribute__((differentiable))
+double logdet(const double *a, int n) {
+  double *l = malloc(n * n * sizeof *l);
+  for (int i = 0; i < n * n; i++) l[i] = a[i];
+  for (int j = 0; j < n; j++) {
+    for (int k = 0; k < j; k++)
+      for (int i = j; i < n; i++)
+        l[i * n + j] -= l[i * n + k] * l[j * n + k];
+    double d = sqrt(l[j * n + j]);
+    l[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) l[i * n + j] /= d;
+  }
+  double s = 0;
+  for (int j = 0; j < n; j++) s += 2 * log(l[j * n + j]);
+  free(l);
+  return s;
+}
+
+__attribute__((differentiable))
+double mirrored(const double *x, int n) {
+  double *w = malloc(n * sizeof *w);
+  for (int i = 0; i < n; i++) w[i] = x[i];
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < n; i++)
+      w[i] = 0.5 * w[i] + sin(w[n - 1 - i]);
+  double s = 0;
+  for (int i = 0; i < n; i++) s += w[i] * w[i];
+  free(w);
+  return s;
+}
