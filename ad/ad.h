@@ -50,6 +50,8 @@ Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
 Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
 Expr *licm_expr(Module *m, Expr *e);         /* loop-invariant code motion */
+Expr *readd_expr(Module *m, Expr *e);        /* a cotangent zeroed, then given
+                                                back: neither */
 Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
                                                 before the loop (not ANF) */
 

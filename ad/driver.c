@@ -5,7 +5,8 @@
  * reverse CHAD (with linear maps) ->
  * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
  * flatten if results -> simplify -> CSE -> loop-invariant code motion ->
- * CSE -> DCE -> split f$rev into f$aug and f$bwd.
+ * CSE -> cancelling cotangent effects -> DCE -> split f$rev into f$aug
+ * and f$bwd.
  * The type checker runs after every stage: in CHECK_AD mode while linear
  * maps may exist, in CHECK_FINAL mode after elimination, where a
  * linear-map-typed value anywhere is an error. */
@@ -65,7 +66,7 @@ static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
     return false;
   g->body = simplify_expr(m, anf_body(m, g, flatten_ifs(m, g->body)));
   dump_func(opt, "after linear-map optimisation", g);
-  g->body = dce_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, g->body))));
+  g->body = dce_expr(m, readd_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, g->body)))));
   if (!check_stage(m, g, CHECK_FINAL, "CSE", err))
     return false;
   dump_func(opt, "after CSE, LICM and DCE", g);

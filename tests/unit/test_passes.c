@@ -2,7 +2,7 @@
  *
  * A case in tests/passes is a file ending in .ir:
  *   ; pass: anf | simplify | cse | dce | licm | linmap | flatten | materialize
- *           | unswitch
+ *           | unswitch | readd
  *   (def ...)            the input function(s); the pass runs on the last,
  *                        after normalisation to ANF (passes require it)
  *   ; expect:
@@ -31,6 +31,8 @@ static Expr *run_pass(Module *m, const char *pass, Func *f) {
     return dce_expr(m, e);
   if (!strcmp(pass, "licm"))
     return licm_expr(m, e);
+  if (!strcmp(pass, "readd"))
+    return readd_expr(m, e);
   if (!strcmp(pass, "linmap"))
     return anf_expr(m, linmap_eliminate(m, e));
   if (!strcmp(pass, "flatten")) /* renamed, so the output reads unambiguously */
