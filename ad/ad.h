@@ -54,5 +54,8 @@ Expr *readd_expr(Module *m, Expr *e);        /* a cotangent zeroed, then given
                                                 back: neither */
 Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
                                                 before the loop (not ANF) */
+Expr *hoist_reads(Module *m, Expr *body);    /* elements every step reads and
+                                                none writes: once, before the
+                                                loop (not ANF) */
 
 #endif

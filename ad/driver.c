@@ -1,7 +1,8 @@
 /* driver.c: the AD pipeline for one function (DESIGN.md section 4).
  *
  * lowered IR -> ANF -> inlining of the callees that have no reverse
- * halves -> unswitching of loops that choose arrays -> forward and
+ * halves -> unswitching of loops that choose arrays -> hoisting of reads
+ * no step of a loop changes -> forward and
  * reverse CHAD (with linear maps) ->
  * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
  * flatten if results -> simplify -> CSE -> loop-invariant code motion ->
@@ -154,6 +155,21 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     reserve_binders(&names, fu->body);
     dump_func(opt, "with loops unswitched", fu);
     fr = fu;
+  }
+  /* elements every step of a loop reads and none writes are read once,
+   * before it (ad/hoist.c) */
+  Expr *hoisted = hoist_reads(m, fr->body);
+  if (hoisted != fr->body) {
+    Func copy = *fr;
+    copy.body = simplify_expr(m, anf_body(m, &copy, hoisted));
+    Func *fh = anf_func(m, &copy);
+    if (!check_stage(m, fh, CHECK_SOURCE, "hoisting", err)) {
+      nameset_free(&names);
+      return false;
+    }
+    reserve_binders(&names, fh->body);
+    dump_func(opt, "with invariant reads hoisted", fh);
+    fr = fh;
   }
   Func *fwd = ad_forward(m, fr, &names);
   if (opt && opt->forward_only) {

@@ -306,8 +306,9 @@ static bool expand(FinalReads *fr, Expr *e, int side, Poly *out, int depth) {
     return true;
   }
   Def *d = varmap_get(&fr->defs, v);
-  if (!d || !d->inside) { /* a parameter, or bound before the loop */
-    *out = poly_atom(v, 0);
+  if (!d || !d->inside) { /* a parameter, or bound before the loop: shared */
+    if (!d || !expand_rhs(fr, d->rhs, 0, out, depth))
+      *out = poly_atom(v, 0);
     return true;
   }
   if (expand_rhs(fr, d->rhs, side, out, depth))
@@ -574,9 +575,11 @@ static bool infeasible(const System *s) {
 
 /* ------------------------------------------------------------ the test */
 
-/* 0 <= c < N for each loop from l out to the analysed one; false when the
- * access is not within it. */
+/* 0 <= c < N for each loop from l out to the analysed one, and for the
+ * loops around that (shared by both accesses); false when the access is
+ * not within the analysed loop. */
 static bool add_bounds(FinalReads *fr, System *s, Loop *l, int side) {
+  bool within_target = false;
   for (; l; l = l->parent) {
     Poly c = poly_atom(l->counter, side);
     add_row(s, &c);
@@ -596,9 +599,11 @@ static bool add_bounds(FinalReads *fr, System *s, Loop *l, int side) {
         poly_add(&n, &(Poly){1, {{.c = -1}}}, 1))
       add_row(s, &n);
     if (l == fr->top)
-      return true;
+      within_target = true;
+    if (within_target)
+      side = 0;
   }
-  return false;
+  return within_target;
 }
 
 /* Does the context of access x (side) imply 0 <= p <= sym - 1? */
@@ -644,7 +649,9 @@ static bool split(const Poly *p, const Var *sym, Poly *r, Poly *c) {
   return true;
 }
 
-static bool disjoint(FinalReads *fr, const Access *rd, const Access *wr) {
+/* Can no write wr, at a step of the analysed loop no earlier than the
+ * read's (any step when !ordered), be to the element rd reads? */
+static bool disjoint(FinalReads *fr, const Access *rd, const Access *wr, bool ordered) {
   Poly ar, aw;
   if (!address_of(fr, rd, 1, &ar) || !address_of(fr, wr, 2, &aw))
     return false;
@@ -655,7 +662,8 @@ static bool disjoint(FinalReads *fr, const Access *rd, const Access *wr) {
   Poly first = poly_atom(fr->top->counter, 1);
   if (!poly_add(&later, &first, -1))
     return false;
-  add_row(&base, &later);
+  if (ordered)
+    add_row(&base, &later);
   System direct = base;
   Poly diff = ar;
   if (!poly_add(&diff, &aw, -1))
@@ -701,7 +709,33 @@ bool final_read(FinalReads *fr, const Var *v, int *field) {
   *field = r.field;
   Access rd = {d->rhs->args[0], d->rhs->args[1], d->loop};
   for (int i = 0; i < fr->writes.len; i++)
-    if (!disjoint(fr, &rd, fr->writes.items[i]))
+    if (!disjoint(fr, &rd, fr->writes.items[i], true))
+      return false;
+  return true;
+}
+
+bool invariant_read(FinalReads *fr, const Var *v, int *field) {
+  if (!fr->top || fr->unknown_writes)
+    return false;
+  Def *d = varmap_get(&fr->defs, v);
+  if (!d || d->loop != fr->top || d->rhs->kind != E_INDEX)
+    return false;
+  Expr *e = d->rhs->args[1];
+  Poly at;
+  if (!expand(fr, e, 1, &at, 0))
+    return false;
+  for (int i = 0; i < at.n; i++)
+    for (int k = 0; k < at.t[i].deg; k++)
+      if (at.t[i].at[k].side) /* varies from step to step */
+        return false;
+  bool at_target;
+  Ref r = oldest_version(fr, (Ref){d->rhs->args[0], -1}, &at_target);
+  if (!at_target || !steps_keep(fr, fr->target, r.field, 0))
+    return false;
+  *field = r.field;
+  Access rd = {d->rhs->args[0], e, d->loop};
+  for (int i = 0; i < fr->writes.len; i++)
+    if (!disjoint(fr, &rd, fr->writes.items[i], false))
       return false;
   return true;
 }

@@ -24,4 +24,11 @@ void final_reads_free(FinalReads *fr);
  * its field) still holds the value v got. False whenever that is not proven. */
 bool final_read(FinalReads *fr, const Var *v, int *field);
 
+/* Is v bound at the top level of the loop's step to `index A e`, e the
+ * same at every step (made of integers bound before the loop), A a version of the loop's
+ * state or of its field *field, such that no write of the loop, at any
+ * step, can be to that element? Then every step reads the value the
+ * element has before the loop. */
+bool invariant_read(FinalReads *fr, const Var *v, int *field);
+
 #endif

@@ -1,13 +1,14 @@
 /* The dump shows which reads a storing loop takes again from the memory
  * its loop leaves instead of storing them (DESIGN 8.31): Cholesky's
- * l[i*n + k] and l[j*n + k], k < j, are never written after the read (its
- * writes are to columns j' >= j), so its inner loop stores nothing; the
+ * l[i*n + k], k < j, is never written after the read (its writes are to
+ * columns j' >= j), so its inner loop stores nothing (l[j*n + k], the same
+ * at every step of it, is read once before it, 8.32); the
  * element read at n - 1 - i is written later in the same sweep, so that
  * loop stores it. */
 // diag-args: -fplugin-arg-chad-dump=logdet -fplugin-arg-chad-dump=mirrored
-// expect-output: chad: logdet: the loop at line 20 stores 0 numbers per step (recompute cost 13), reads 2 again from memory no later write changes
-// expect-output: chad: mirrored: the loop at line 37 stores 1 numbers per step (recompute cost 27)
-// expect-output: chad: mirrored: the loop at line 36 stores 1 numbers per step (recompute cost 436), and saves nothing
+// expect-output: chad: logdet: the loop at line 21 stores 0 numbers per step (recompute cost 12), reads 1 again from memory no later write changes
+// expect-output: chad: mirrored: the loop at line 38 stores 1 numbers per step (recompute cost 27)
+// expect-output: chad: mirrored: the loop at line 37 stores 1 numbers per step (recompute cost 436), and saves nothing
 #include <math.h>
 #include <stdlib.h>
 

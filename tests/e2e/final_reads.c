@@ -1,7 +1,9 @@
 /* final_reads.c: storing loops whose reverse reads elements again from
  * the memory the loop leaves, when no later write of the loop can change
  * them (DESIGN 8.31), and loops that look alike where a later write does,
- * which must store what they read. Each against finite differences,
+ * which must store what they read; reads every step makes of one element
+ * no step writes, hoisted before the loop (DESIGN 8.32), and one that a
+ * step writes. Each against finite differences,
  * duality and accumulation. Wrong offsets or bounds in the dependence
  * test would make the traps' gradients wrong. */
 #include <math.h>
@@ -98,6 +100,41 @@ double halves(const double *x, int n) {
     return s;
 }
 
+/* Read once before the loop (DESIGN 8.32): w[0] is the same at every
+ * step, none writes it. */
+CHAD_DIFFERENTIABLE
+double first_fixed(const double *x, int n) {
+    double *w = malloc(n * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = x[i];
+    for (int t = 0; t < 2; t++)
+        for (int i = 1; i < n; i++)
+            w[i] = 0.5 * w[i] + sin(w[0] * w[i]);
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += w[i] * w[i];
+    free(w);
+    return s;
+}
+
+/* Trap: w[k] is the same element at every step, but step k writes it, so
+ * the steps after it read another value. */
+CHAD_DIFFERENTIABLE
+double pivot(const double *x, int n) {
+    double *w = malloc(n * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = x[i];
+    int k = n / 2;
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n; i++)
+            w[i] = 0.5 * w[i] + sin(w[k] * w[i]);
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += w[i] * w[i];
+    free(w);
+    return s;
+}
+
 struct ctx { int n; };
 #define CN(c) (((const struct ctx *)(c))->n)
 
@@ -114,6 +151,8 @@ SCALAR_WRAPPERS(mirrored, mi)
 SCALAR_WRAPPERS(wrapped, wr)
 SCALAR_WRAPPERS(odd_view, ov)
 SCALAR_WRAPPERS(halves, ha)
+SCALAR_WRAPPERS(first_fixed, ff)
+SCALAR_WRAPPERS(pivot, pv)
 
 int main(void) {
     char name[64];
@@ -138,6 +177,12 @@ int main(void) {
         gca_check_random(&p, 4, -1, 1);
         snprintf(name, sizeof name, "halves n=%d", n);
         p.nin = 2 * n, p.f = ha_w, p.fwd = ha_fwd, p.rev = ha_rev;
+        gca_check_random(&p, 4, -1, 1);
+        snprintf(name, sizeof name, "first_fixed n=%d", n);
+        p.nin = n, p.f = ff_w, p.fwd = ff_fwd, p.rev = ff_rev;
+        gca_check_random(&p, 4, -1, 1);
+        snprintf(name, sizeof name, "pivot n=%d", n);
+        p.nin = n, p.f = pv_w, p.fwd = pv_fwd, p.rev = pv_rev;
         gca_check_random(&p, 4, -1, 1);
     }
     return gc_summary();

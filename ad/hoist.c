@@ -1,0 +1,176 @@
+/* hoist.c: an element every step of a loop reads and no step writes is
+ * read once, before the loop (DESIGN 8.32).
+ *
+ * Requires: the source function in ANF with unique binders, type-checked
+ * (before AD). Guarantees: the same values, in ANF once normalised again
+ * (the caller does), where a fold whose step binds at its top level
+ * `v = index A e`, e bound before the fold, A a version of the fold's state
+ * (or of a field of it) that no write of the fold at any step can reach at
+ * e (ad/final.c, invariant_read), instead binds before the fold
+ *     h = if (gt n 0) (index A0 e) 0
+ * (A0 the state's array before the loop; no read when no step runs, as in
+ * the source) and v = h in the step. LICM cannot do this: it moves no
+ * read of an array the loop updates. Reverse mode gains most: v's
+ * cotangent becomes a running sum of the reverse loop, added into the
+ * array's once after it, instead of a store and a load of the same
+ * element at every step, a chain through memory that no compiler breaks
+ * (Cholesky's l[j*n + k] in its loop over i). */
+#include "ad/ad.h"
+#include "ad/final.h"
+#include "ad/util.h"
+
+typedef struct Hoist {
+  Arena *a;
+  Expr *body; /* the whole function: where ad/final.c finds definitions */
+  int made;   /* names of the reads made before loops */
+} Hoist;
+
+static Expr *hoist_block(Hoist *s, Expr *e);
+
+/* The array whose element the step reads, before the loop: the initial
+ * state, or its field. */
+static Expr *initial_array(Hoist *s, Expr *fold, int field, Bindings *before) {
+  Expr *init = fold->args[1];
+  if (field < 0)
+    return init;
+  if (init->kind == E_TUPLE)
+    return init->args[field];
+  Expr *get = ex_get(s->a, field, init);
+  Var *v = var_new(s->a, arena_printf(s->a, "hoisted_arr_%d", s->made), get->type);
+  bindings_push(s->a, before, v, get);
+  return ex_var(s->a, v);
+}
+
+/* Atom e of the step, computed before the loop: the step's bindings it
+ * is made of (integer arithmetic that cannot fail) copied to `before`,
+ * once each (`copies`). NULL when e needs the counter or anything else
+ * the step computes. */
+static Expr *index_before(Hoist *s, Expr *fold, const Bindings *step, Expr *e, VarMap *copies,
+                          Bindings *before, int depth) {
+  if (e->kind != E_VAR)
+    return e->kind == E_CONST ? e : NULL;
+  if (e->var == fold->var || e->var == fold->var2 || depth > 32)
+    return NULL;
+  Expr *copy = varmap_get(copies, e->var);
+  if (copy)
+    return copy;
+  int k = 0;
+  while (k < step->vars.len && step->vars.items[k] != e->var)
+    k++;
+  if (k == step->vars.len)
+    return e; /* bound before the loop */
+  Expr *rhs = step->rhss.items[k];
+  if (rhs->kind != E_PRIM || rhs->type->kind != TY_INT || !prim_may_hoist(rhs))
+    return NULL;
+  Expr **args = arena_alloc(s->a, sizeof(Expr *) * (size_t)rhs->nargs);
+  for (int i = 0; i < rhs->nargs; i++)
+    if (!(args[i] = index_before(s, fold, step, rhs->args[i], copies, before, depth + 1)))
+      return NULL;
+  Expr *r = ex_prim(s->a, rhs->op, rhs->nargs, args);
+  r->type = rhs->type;
+  Var *v = var_new(s->a, arena_printf(s->a, "hoisted_at_%d", s->made++), rhs->type);
+  bindings_push(s->a, before, v, r);
+  copy = ex_var(s->a, v);
+  varmap_put(copies, e->var, copy);
+  return copy;
+}
+
+/* The fold with its invariant reads taken out, their bindings appended
+ * to `before`; the fold itself when there are none. */
+static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
+  Bindings step = {0};
+  bindings_of(s->a, fold->body, &step);
+  bool cheap_check = false;
+  for (int k = 0; k < step.vars.len && !cheap_check; k++) {
+    Expr *r = step.rhss.items[k];
+    cheap_check = r->kind == E_INDEX && r->type->kind != TY_INT;
+  }
+  if (!cheap_check)
+    return fold;
+  FinalReads *fr = final_reads_new(s->a, s->body, fold);
+  VarMap copies = {0};
+  bool changed = false;
+  for (int k = 0; k < step.vars.len; k++) {
+    Var *v = step.vars.items[k];
+    Expr *r = step.rhss.items[k];
+    int field;
+    if (r->kind != E_INDEX || r->type->kind == TY_INT || !invariant_read(fr, v, &field))
+      continue;
+    Expr *at = index_before(s, fold, &step, r->args[1], &copies, before, 0);
+    if (!at)
+      continue;
+    Expr *arr = initial_array(s, fold, field, before);
+    Var *go = var_new(s->a, arena_printf(s->a, "hoisted_go_%d", s->made), ty_int());
+    bindings_push(s->a, before, go, ex_prim2(s->a, P_GT, fold->args[0], ex_const_int(s->a, fold->args[0]->type, 0)));
+    Var *h = var_new(s->a, arena_printf(s->a, "hoisted_%d", s->made++), r->type);
+    Expr *read = ex_if(s->a, ex_var(s->a, go), ex_index(s->a, arr, at),
+                       ex_const(s->a, r->type, 0));
+    read->type = r->type;
+    bindings_push(s->a, before, h, read);
+    step.rhss.items[k] = ex_var(s->a, h);
+    changed = true;
+  }
+  final_reads_free(fr);
+  varmap_free(&copies);
+  if (!changed)
+    return fold;
+  Expr *c = ex_fold(s->a, fold->args[0], fold->args[1], fold->var, fold->var2,
+                    bindings_build(s->a, &step, step.result));
+  c->type = fold->type;
+  c->loc = fold->loc;
+  return c;
+}
+
+/* The loops and branches inside r, each treated; r itself when nothing
+ * changed. */
+static Expr *hoist_rhs(Hoist *s, Expr *r) {
+  Expr *c = NULL;
+  for (int i = 0; i < r->nargs; i++) {
+    if (!r->args[i] || expr_is_atom(r->args[i]))
+      continue;
+    Expr *n = hoist_block(s, r->args[i]);
+    if (n != r->args[i]) {
+      if (!c) {
+        c = arena_alloc(s->a, sizeof *c);
+        *c = *r;
+        c->args = arena_alloc(s->a, sizeof(Expr *) * (size_t)r->nargs);
+        for (int j = 0; j < r->nargs; j++)
+          c->args[j] = r->args[j];
+      }
+      c->args[i] = n;
+    }
+  }
+  if (r->body && r->kind != E_LET) {
+    Expr *n = hoist_block(s, r->body);
+    if (n != r->body) {
+      if (!c) {
+        c = arena_alloc(s->a, sizeof *c);
+        *c = *r;
+      }
+      c->body = n;
+    }
+  }
+  return c ? c : r;
+}
+
+static Expr *hoist_block(Hoist *s, Expr *e) {
+  Bindings b = {0}, out = {0};
+  bindings_of(s->a, e, &b);
+  bool changed = false;
+  for (int k = 0; k < b.vars.len; k++) {
+    Expr *r = b.rhss.items[k];
+    Expr *n = hoist_rhs(s, r);
+    if (n->kind == E_FOLD)
+      n = hoist_fold(s, n, &out);
+    changed = changed || n != r;
+    bindings_push(s->a, &out, b.vars.items[k], n);
+  }
+  Expr *result = hoist_rhs(s, b.result);
+  changed = changed || result != b.result;
+  return changed ? bindings_build(s->a, &out, result) : e;
+}
+
+Expr *hoist_reads(Module *m, Expr *body) {
+  Hoist s = {.a = m->arena, .body = body};
+  return hoist_block(&s, body);
+}
