@@ -389,6 +389,9 @@ class Gen:
         # and so do those about callees whose indices are affine in their
         # loop's counter, given views (u[i - 1] from i = 1, out[2 i + 1])
         self.raf = random.Random(seed * 217645177 + 31)
+        # and so do those about row-major matrices updated in place by
+        # loop nests (DESIGN.md 8.31, 8.32: reads no later write changes)
+        self.rmx = random.Random(seed * 236887691 + 37)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -1037,6 +1040,73 @@ class Gen:
             out += self.custom_writes(c)
         if self.rsw.random() < 0.2:
             out += self.swaps(c)
+        if self.rmx.random() < 0.25:
+            out += self.matrix(c)
+        return out
+
+    def matrix(self, c):
+        """A row-major n x n matrix (and one row more) updated in place by
+        a nest over j, k (to j, j + 1 or n) and i (from 0, j, j + 1 or k),
+        each step a contraction of one element read with two others at
+        row-major indices drawn at random: some never written after the
+        read (read again in the reverse, DESIGN.md 8.31), some the same at
+        every step of the inner loop and never written in it (read before
+        it, 8.32), most neither. Every draw comes from self.rmx."""
+        saved = self.r, self.rc, self.rv
+        self.r = self.rmx
+        self.rc = random.Random(self.rmx.random())
+        self.rv = random.Random(self.rmx.random())
+        try:
+            return self.matrix_block(c)
+        finally:
+            self.r, self.rc, self.rv = saved
+
+    def matrix_block(self, c):
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        k = fn.nvar
+        m, i, j, q, t = "mx%d" % k, "mxi%d" % k, "mxj%d" % k, "mxk%d" % k, "mxt%d" % k
+        v = self.newvar(fn)
+        out = []
+        size = "n * n + n"
+        malloced = r.random() >= 0.5
+        if not malloced:
+            out.append(S(self, "raw", "@T %s[%s];" % (m, size), fixed=True))
+        else:
+            self.scratch_used = True
+            out.append(S(self, "raw", "@T *%s = malloc((%s) * sizeof *%s);" % (m, size, m), fixed=True))
+        lc = c.sub(reads=c.reads + ["%s[%s %% n]" % (x, t) for x in fn.arrays], ints=c.ints + [t])
+        out.append(S(self, "for", "for (%s %s = 0; %s < %s; %s++)" % (fn.ity, t, t, size, t),
+                     fixed=True,
+                     body=[S(self, "raw", "%s[%s] = #0.5 * tanh({0});" % (m, t), [self.expr(lc, 2)],
+                             fixed=True)]))
+        # indices stay within the n * n + n elements: q < n and i < n
+        at = lambda f: f.replace("I", i).replace("J", j).replace("Q", q)
+        writes = ["I * n + J", "J * n + I", "I * n + Q", "Q * n + I"]
+        reads = ["I * n + Q", "J * n + Q", "Q * n + J", "I * n + J", "Q * n + I", "J * n + J",
+                 "I * n + n - 1 - Q", "I * n + Q + 1", "I * n + n", "J * n + I"]
+        w = at(r.choice(writes))
+        r1, r2 = at(r.choice(reads)), at(r.choice(reads))
+        qb = r.choice([j, j, "%s + 1" % j, "n"])
+        il = r.choice(["0", j, "%s + 1" % j, q])
+        ic = c.sub(reads=c.reads + ["%s[%s]" % (x, i) for x in fn.arrays], ints=c.ints + [i, j])
+        step = S(self, "raw", "%s[%s] = #0.5 * %s[%s] + #0.25 * tanh(%s[%s] * %s[%s] + {0});"
+                 % (m, w, m, w, m, r1, m, r2), [self.expr(ic, 1)], fixed=True)
+        inner = S(self, "for", "for (%s %s = %s; %s < n; %s++)" % (fn.ity, i, il, i, i),
+                  fixed=True, body=[step])
+        mid = S(self, "for", "for (%s %s = 0; %s < %s; %s++)" % (fn.ity, q, q, qb, q),
+                fixed=True, body=[inner])
+        out.append(S(self, "for", "for (%s %s = 0; %s < n; %s++)" % (fn.ity, j, j, j),
+                     fixed=True, body=[mid]))
+        out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+        out.append(S(self, "for", "for (%s %s = 0; %s < %s; %s++)" % (fn.ity, t, t, size, t),
+                     fixed=True,
+                     body=[S(self, "raw", "%s += #0.25 * %s[%s];" % (v, m, t), fixed=True)]))
+        if malloced:
+            out.append(S(self, "raw", "free(%s);" % m, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
         return out
 
     def swaps(self, c):
