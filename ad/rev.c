@@ -153,6 +153,9 @@ typedef struct Rev {
   bool tbr_conflict; /* ... but a step's reverse reads that memory */
   FinalReads *final; /* ... and which of its reads no later write changes, */
   Var *final_result; /* ... read again from its result, this (an array) */
+  VarMap defs;      /* Var -> its right-hand side anywhere in the body
+                       (built on first use, by input_memory) */
+  bool have_defs;
   bool outer_update; /* strip_inner_saves met an update of memory from
                         outside the block it walks */
   VarMap custom_in; /* Var bound by a call of a custom g that writes arrays
@@ -1635,6 +1638,66 @@ static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var 
   return true;
 }
 
+static void collect_defs(Rev *s, Expr *e);
+
+static void collect_defs_rhs(Rev *s, Expr *r) {
+  for (int i = 0; i < r->nargs; i++)
+    if (r->args[i] && !expr_is_atom(r->args[i]))
+      collect_defs(s, r->args[i]);
+  if (r->body && r->kind != E_LET)
+    collect_defs(s, r->body);
+}
+
+static void collect_defs(Rev *s, Expr *e) {
+  for (; e->kind == E_LET; e = e->body) {
+    varmap_put(&s->defs, e->var, e->args[0]);
+    collect_defs_rhs(s, e->args[0]);
+  }
+  collect_defs_rhs(s, e);
+}
+
+/* Is atom a the memory of an input array parameter (`const T *`, which
+ * f never writes), or a view of it? */
+static bool input_memory(Rev *s, Expr *a, int depth) {
+  if (a->kind != E_VAR || depth > 64)
+    return false;
+  for (int i = 0; i < s->f->nparams; i++)
+    if (s->f->params[i] == a->var)
+      return func_param_class(s->f, i) == PARAM_IN_ARRAY;
+  if (!s->have_defs) {
+    collect_defs(s, s->body);
+    s->have_defs = true;
+  }
+  Expr *rhs = varmap_get(&s->defs, a->var);
+  if (rhs && rhs->kind == E_VIEW)
+    return input_memory(s, rhs->args[0], depth + 1);
+  return rhs && rhs->kind == E_VAR && input_memory(s, rhs, depth + 1);
+}
+
+/* DESIGN 8.33: is v, bound in the step to `index A e` with A an input
+ * array (or a view of one) bound outside the loop, which f never writes?
+ * Then the reverse step reads it again, e computed again, instead of
+ * storing it. */
+static bool reread_input(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                         StoreRev *st, VarMap *again, Var *v) {
+  if (v->type->kind != TY_F64 && v->type->kind != TY_F32)
+    return false;
+  Expr *rhs = NULL;
+  for (int i = 0; i < bprimal->vars.len && !rhs; i++)
+    if (bprimal->vars.items[i] == v)
+      rhs = bprimal->rhss.items[i];
+  if (!rhs || rhs->kind != E_INDEX || rhs->args[0]->kind != E_VAR ||
+      varmap_has(bound, rhs->args[0]->var) || !input_memory(s, rhs->args[0], 0))
+    return false;
+  Expr *e = rhs->args[1];
+  if (e->kind == E_VAR && e->var != counter && varmap_has(bound, e->var) &&
+      !int_again(s, bprimal, bound, counter, st, again, e->var, 0))
+    return false;
+  ptrvec_push(s->a, &st->rereads, v);
+  ptrvec_push(s->a, &st->reread_rhs, rhs);
+  return true;
+}
+
 /* DESIGN 8.31: is v, bound in the step to `index A e` with A a version of
  * the array the outermost storing loop carries, an element no later write
  * of that loop changes? The loop saves nothing it overwrites (8.23), so
@@ -1704,6 +1767,7 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
     Var *v = work.items[i];
     int *origin;
     if (int_again(s, bprimal, &bound, rhs->var, st, &again, v, 0) ||
+        reread_input(s, bprimal, &bound, rhs->var, st, &again, v) ||
         reread_final(s, bprimal, &bound, rhs->var, st, &again, v))
       continue;
     int k = residual_size(s, rhs, bprimal, st, origins, &fresh, &consumed, v, &origin);
@@ -3818,6 +3882,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.fold_tape);
   varmap_free(&s.while_count);
   varmap_free(&s.uses);
+  varmap_free(&s.defs);
   varmap_free(&s.saved);
   varmap_free(&s.copy_of);
   varmap_free(&s.logged);

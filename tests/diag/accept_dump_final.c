@@ -5,10 +5,11 @@
  * at every step of it, is read once before it, 8.32); the
  * element read at n - 1 - i is written later in the same sweep, so that
  * loop stores it. */
-// diag-args: -fplugin-arg-chad-dump=logdet -fplugin-arg-chad-dump=mirrored
-// expect-output: chad: logdet: the loop at line 21 stores 0 numbers per step (recompute cost 12), reads 1 again from memory no later write changes
-// expect-output: chad: mirrored: the loop at line 38 stores 1 numbers per step (recompute cost 27)
-// expect-output: chad: mirrored: the loop at line 37 stores 1 numbers per step (recompute cost 436), and saves nothing
+// diag-args: -fplugin-arg-chad-dump=logdet -fplugin-arg-chad-dump=mirrored -fplugin-arg-chad-dump=weighted
+// expect-output: chad: logdet: the loop at line 22 stores 0 numbers per step (recompute cost 12), reads 1 again from memory no later write changes
+// expect-output: chad: mirrored: the loop at line 39 stores 1 numbers per step (recompute cost 27)
+// expect-output: chad: mirrored: the loop at line 38 stores 1 numbers per step (recompute cost 436), and saves nothing
+// expect-output: chad: weighted: the loop at line 51 stores 1 numbers per step (recompute cost 25), reads 2 again from memory no later write changes
 #include <math.h>
 #include <stdlib.h>
 
@@ -40,5 +41,13 @@ double mirrored(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; i++) s += w[i] * w[i];
   free(w);
+  return s;
+}
+
+/* Inputs (const arrays f never writes) are read again too (DESIGN 8.33). */
+__attribute__((differentiable))
+double weighted(const double *w, const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = 0.5 * s + sin(w[i] * x[i]);
   return s;
 }
