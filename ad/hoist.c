@@ -121,37 +121,11 @@ static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
   return c;
 }
 
+static Expr *hoist_block_of(void *ctx, Expr *block) { return hoist_block(ctx, block); }
+
 /* The loops and branches inside r, each treated; r itself when nothing
  * changed. */
-static Expr *hoist_rhs(Hoist *s, Expr *r) {
-  Expr *c = NULL;
-  for (int i = 0; i < r->nargs; i++) {
-    if (!r->args[i] || expr_is_atom(r->args[i]))
-      continue;
-    Expr *n = hoist_block(s, r->args[i]);
-    if (n != r->args[i]) {
-      if (!c) {
-        c = arena_alloc(s->a, sizeof *c);
-        *c = *r;
-        c->args = arena_alloc(s->a, sizeof(Expr *) * (size_t)r->nargs);
-        for (int j = 0; j < r->nargs; j++)
-          c->args[j] = r->args[j];
-      }
-      c->args[i] = n;
-    }
-  }
-  if (r->body && r->kind != E_LET) {
-    Expr *n = hoist_block(s, r->body);
-    if (n != r->body) {
-      if (!c) {
-        c = arena_alloc(s->a, sizeof *c);
-        *c = *r;
-      }
-      c->body = n;
-    }
-  }
-  return c ? c : r;
-}
+static Expr *hoist_rhs(Hoist *s, Expr *r) { return expr_map_blocks(s->a, r, hoist_block_of, s); }
 
 static Expr *hoist_block(Hoist *s, Expr *e) {
   Bindings b = {0}, out = {0};

@@ -79,35 +79,9 @@ static void find_pairs(Readd *s, const Bindings *b, bool *drop) {
   }
 }
 
-static Expr *readd_rhs(Readd *s, Expr *r) {
-  Expr *c = NULL;
-  for (int i = 0; i < r->nargs; i++) {
-    if (!r->args[i] || expr_is_atom(r->args[i]))
-      continue;
-    Expr *n = readd_block(s, r->args[i]);
-    if (n != r->args[i]) {
-      if (!c) {
-        c = arena_alloc(s->a, sizeof *c);
-        *c = *r;
-        c->args = arena_alloc(s->a, sizeof(Expr *) * (size_t)r->nargs);
-        for (int j = 0; j < r->nargs; j++)
-          c->args[j] = r->args[j];
-      }
-      c->args[i] = n;
-    }
-  }
-  if (r->body && r->kind != E_LET) {
-    Expr *n = readd_block(s, r->body);
-    if (n != r->body) {
-      if (!c) {
-        c = arena_alloc(s->a, sizeof *c);
-        *c = *r;
-      }
-      c->body = n;
-    }
-  }
-  return c ? c : r;
-}
+static Expr *readd_block_of(void *ctx, Expr *block) { return readd_block(ctx, block); }
+
+static Expr *readd_rhs(Readd *s, Expr *r) { return expr_map_blocks(s->a, r, readd_block_of, s); }
 
 static Expr *readd_block(Readd *s, Expr *e) {
   Bindings b = {0};

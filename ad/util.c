@@ -390,3 +390,33 @@ bool expr_contains(const Expr *e, ExprKind k) {
       return true;
   return expr_is_loop(e) && expr_contains(e->body, k);
 }
+
+Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), void *ctx) {
+  Expr *c = NULL;
+  for (int i = 0; i < r->nargs; i++) {
+    if (!r->args[i] || expr_is_atom(r->args[i]))
+      continue;
+    Expr *n = f(ctx, r->args[i]);
+    if (n == r->args[i])
+      continue;
+    if (!c) {
+      c = arena_alloc(a, sizeof *c);
+      *c = *r;
+      c->args = arena_alloc(a, sizeof(Expr *) * (size_t)r->nargs);
+      for (int j = 0; j < r->nargs; j++)
+        c->args[j] = r->args[j];
+    }
+    c->args[i] = n;
+  }
+  if (r->body && r->kind != E_LET) {
+    Expr *n = f(ctx, r->body);
+    if (n != r->body) {
+      if (!c) {
+        c = arena_alloc(a, sizeof *c);
+        *c = *r;
+      }
+      c->body = n;
+    }
+  }
+  return c ? c : r;
+}

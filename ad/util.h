@@ -73,6 +73,11 @@ bool expr_contains(const Expr *e, ExprKind k);
  * references in nested blocks. Iterative on let chains. */
 void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);
 
+/* r with each nested block (an argument that is not an atom, as an if's
+ * branches; a loop's body) replaced by f(ctx, block), in a copy of r; r
+ * itself when f returned every block unchanged. */
+Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), void *ctx);
+
 /* Replaces references to variables in `subst` (Var* -> Expr* atom) by the
  * mapped atoms; returns a new tree sharing unchanged leaves. */
 Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);
