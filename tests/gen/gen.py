@@ -786,14 +786,7 @@ class Gen:
         sum and freed, all in one block so that no path leaks it. Every
         draw, the expressions' included, comes from self.rm: the main
         stream, and so the rest of the program, is the seed's as before."""
-        saved = self.r, self.rc, self.rv
-        self.r = self.rm
-        self.rc = random.Random(self.rm.random()) # custom calls and views
-        self.rv = random.Random(self.rm.random()) # in its expressions
-        try:
-            return self.scratch_block(c)
-        finally:
-            self.r, self.rc, self.rv = saved
+        return self.drawn_from(self.rm, self.scratch_block, c)
 
     def scratch_block(self, c):
         r = self.r
@@ -861,14 +854,7 @@ class Gen:
         pointers into a malloc'd buffer written through; a callee that
         updates (gen_relax) or fills (gen_fill) a whole array, called in a
         loop. Every draw comes from self.rw, as scratch() does with rm."""
-        saved = self.r, self.rc, self.rv
-        self.r = self.rw
-        self.rc = random.Random(self.rw.random())
-        self.rv = random.Random(self.rw.random())
-        try:
-            return self.walk_block(c)
-        finally:
-            self.r, self.rc, self.rv = saved
+        return self.drawn_from(self.rw, self.walk_block, c)
 
     def walk_block(self, c):
         r = self.r
@@ -1015,6 +1001,19 @@ class Gen:
         fn.mutable.append(v)
         return out
 
+    def drawn_from(self, stream, make, c):
+        """make(c) with every draw, its expressions', custom calls' and
+        views' included, from `stream`: the other streams, and so the rest
+        of the program, are the seed's as before."""
+        saved = self.r, self.rc, self.rv
+        self.r = stream
+        self.rc = random.Random(stream.random())
+        self.rv = random.Random(stream.random())
+        try:
+            return make(c)
+        finally:
+            self.r, self.rc, self.rv = saved
+
     def updates(self, c):
         """Array updates (DESIGN.md 8.13, 8.15, 8.16): a local array (fixed
         size, VLA or malloc'd) filled at the counter, then written at
@@ -1052,14 +1051,7 @@ class Gen:
         read (read again in the reverse, DESIGN.md 8.31), some the same at
         every step of the inner loop and never written in it (read before
         it, 8.32), most neither. Every draw comes from self.rmx."""
-        saved = self.r, self.rc, self.rv
-        self.r = self.rmx
-        self.rc = random.Random(self.rmx.random())
-        self.rv = random.Random(self.rmx.random())
-        try:
-            return self.matrix_block(c)
-        finally:
-            self.r, self.rc, self.rv = saved
+        return self.drawn_from(self.rmx, self.matrix_block, c)
 
     def matrix_block(self, c):
         r = self.r
@@ -1114,14 +1106,7 @@ class Gen:
         or malloc'd), pointers into them swapped after each step of a loop
         that writes one through a pointer and reads the other; the buffer a
         pointer ends in read after the loop. Every draw comes from self.rsw."""
-        saved = self.r, self.rc, self.rv
-        self.r = self.rsw
-        self.rc = random.Random(self.rsw.random())
-        self.rv = random.Random(self.rsw.random())
-        try:
-            return self.swap_block(c)
-        finally:
-            self.r, self.rc, self.rv = saved
+        return self.drawn_from(self.rsw, self.swap_block, c)
 
     def swap_block(self, c):
         r = self.r
@@ -1188,14 +1173,7 @@ class Gen:
         and returns a value, on a local array (fixed, VLA or malloc'd),
         whole or at the view from element 1, once or in a loop that carries
         the array; then the array is read. Every draw comes from self.rcw."""
-        saved = self.r, self.rc, self.rv
-        self.r = self.rcw
-        self.rc = random.Random(self.rcw.random())
-        self.rv = random.Random(self.rcw.random())
-        try:
-            return self.custom_writes_block(c)
-        finally:
-            self.r, self.rc, self.rv = saved
+        return self.drawn_from(self.rcw, self.custom_writes_block, c)
 
     def custom_writes_block(self, c):
         r = self.r
