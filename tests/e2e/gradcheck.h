@@ -467,10 +467,14 @@ static inline void gca_central(const struct gca_problem *p, const double *x, con
  * |f| / |x| (a wrong tangent is off by far more). A larger step beats
  * float's rounding where f is flat between nearby floats (tanhf near
  * saturation) or a coordinate is small (the step is fd_step times
- * fd_floor there). */
-enum { GCA_STEPS = 4 };
-static const double gca_step_scale[GCA_STEPS] = {1, 1.0 / 8, 1.0 / 64, 8};
-static inline int gca_steps(const struct gca_problem *p) { (void)p; return GCA_STEPS; }
+ * fd_floor there). In double, a last step of 1/4096 resolves a function
+ * that turns within 1e-5 (sin of a large value that depends on x through
+ * several steps of an iteration); its cancellation noise, ~1e-16 / 2.4e-7
+ * relative, is still far below the tolerance. In float that noise would be
+ * 1e-7 / 2.4e-7, so float stops at 1/64. */
+enum { GCA_STEPS = 5 };
+static const double gca_step_scale[GCA_STEPS] = {1, 1.0 / 8, 1.0 / 64, 8, 1.0 / 4096};
+static inline int gca_steps(const struct gca_problem *p) { return p->prec == GC_DOUBLE ? GCA_STEPS : GCA_STEPS - 1; }
 
 /* The FD error estimate a check at step k allows. At another step it is
  * at most 2 % of the derivative: a retry resolves a function that turns
@@ -499,7 +503,7 @@ static inline void gca_check_point(const struct gca_problem *p, const double *xi
     const struct gc_tol *t = &gc_tols[p->prec];
     double x[GCA_MAX], dx[GCA_MAX], y0[GCA_MAX], y1[GCA_MAX], dy[GCA_MAX], yb[GCA_MAX], ybc[GCA_MAX];
     double g[GCA_MAX], gs[GCA_MAX], b[GCA_MAX], b0[GCA_MAX], fd[GCA_MAX], fde[GCA_MAX];
-    double lhs, rhs, scale, err, tol, vscale = 1;
+    double lhs, rhs, scale, err = 0, tol = 0, vscale = 1;
     char msg[512];
     int i, j, ok, k;
 

@@ -266,8 +266,8 @@ UNARY = [
     ("pow(#1.5 + {0} * {0}, #0.75)", None),
     ("pow(#2.0 + sin({0}), #-1.5)", None),
     ("pow(#1.25 + tanh({0}), #3.0)", None),
-    ("sin({0})", None),
-    ("cos({0})", None),
+    ("sin({0})", "((@T)gk_sin({0}))"),
+    ("cos({0})", "((@T)gk_cos({0}))"),
     ("tan(#0.5 * tanh({0}))", None),
     ("asin(#0.5 * tanh({0}))", None),
     ("acos(#0.5 * tanh({0}))", None),
@@ -2177,6 +2177,10 @@ static inline double gk_copysign(double a, double b) {
     return copysign(a, b);
 }
 static inline double gk_fdim(double a, double b) { gk_note(a - b); return fdim(a, b); }
+/* sin of a large value turns faster than finite differences resolve (sin
+ * of lgamma of a square reached 1e11): such a point is as untestable as a kink */
+static inline double gk_sin(double v) { if (fabs(v) > 1e4) gk_note(0); return sin(v); }
+static inline double gk_cos(double v) { if (fabs(v) > 1e4) gk_note(0); return cos(v); }
 static inline int gk_lt(double a, double b) { gk_note(a - b); return a < b; }
 static inline int gk_gt(double a, double b) { gk_note(a - b); return a > b; }
 static inline int gk_le(double a, double b) { gk_note(a - b); return a <= b; }
@@ -2184,7 +2188,8 @@ static inline int gk_ge(double a, double b) { gk_note(a - b); return a >= b; }
 #define GK_USE ((void)gk_fabs, (void)gk_cbrt, (void)gk_floor, (void)gk_ceil, (void)gk_round, \
                 (void)gk_trunc, (void)gk_fmin, (void)gk_fmax, (void)gk_hypot, (void)gk_atan2, \
                 (void)gk_lt, (void)gk_gt, (void)gk_le, (void)gk_ge, (void)gk_fmod, \
-                (void)gk_ftrunc, (void)gk_remainder, (void)gk_copysign, (void)gk_fdim)
+                (void)gk_ftrunc, (void)gk_remainder, (void)gk_copysign, (void)gk_fdim, \
+                (void)gk_sin, (void)gk_cos)
 """
 
 CHECK = r"""
