@@ -52,6 +52,8 @@ Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
 Expr *licm_expr(Module *m, Expr *e);         /* loop-invariant code motion */
 Expr *readd_expr(Module *m, Expr *e);        /* a cotangent zeroed, then given
                                                 back: neither */
+Expr *merge_accums(Module *m, Expr *e);      /* two accumulations into one
+                                                element: one */
 Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
                                                 before the loop (not ANF) */
 Expr *hoist_reads(Module *m, Expr *body);    /* elements every step reads and

@@ -2,7 +2,7 @@
  *
  * A case in tests/passes is a file ending in .ir:
  *   ; pass: anf | simplify | cse | dce | licm | linmap | flatten | materialize
- *           | unswitch | readd
+ *           | unswitch | readd | merge
  *   (def ...)            the input function(s); the pass runs on the last,
  *                        after normalisation to ANF (passes require it)
  *   ; expect:
@@ -33,6 +33,8 @@ static Expr *run_pass(Module *m, const char *pass, Func *f) {
     return licm_expr(m, e);
   if (!strcmp(pass, "readd"))
     return readd_expr(m, e);
+  if (!strcmp(pass, "merge"))
+    return merge_accums(m, e);
   if (!strcmp(pass, "linmap"))
     return anf_expr(m, linmap_eliminate(m, e));
   if (!strcmp(pass, "flatten")) /* renamed, so the output reads unambiguously */
