@@ -289,6 +289,64 @@ void Lowerer::checkPoison(const Expr *body, const std::set<const Var *> *only,
 
 // ---------------------------------------------------------------- header
 
+// The operands of a chain of `&&`, left to right.
+static void conjuncts(const CExpr *e, std::vector<const CExpr *> &out) {
+  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParens());
+  if (b && b->getOpcode() == clang::BO_LAnd) {
+    conjuncts(b->getLHS(), out);
+    conjuncts(b->getRHS(), out);
+    return;
+  }
+  out.push_back(e);
+}
+
+// Does the for's condition join parts with `&&`?
+static bool isConjunctive(const ForStmt *f) {
+  const auto *b = f->getCond() ? dyn_cast<BinaryOperator>(f->getCond()->IgnoreParens()) : nullptr;
+  return b && b->getOpcode() == clang::BO_LAnd;
+}
+
+// `i < n && i < m && ok`: the first comparison that tests the counter (or,
+// with no counter yet, a local variable) bounds the loop; h.alsoWhile gets
+// the others. C stops at the first false conjunct; here the bound's is
+// tested first (the trip count) and the others at the top of each
+// iteration, so they are evaluated only where C evaluates them too or
+// where C would have stopped at the bound anyway (which reads nothing), and
+// must have no side effects (calls of differentiable functions, which
+// have none chad lets through, may stay).
+const CExpr *Lowerer::boundConjunct(const CExpr *cond, LoopHeader &h) {
+  std::vector<const CExpr *> parts;
+  conjuncts(cond, parts);
+  if (parts.size() == 1)
+    return cond;
+  auto tests = [&](const CExpr *side) {
+    const auto *d = dyn_cast<DeclRefExpr>(side->IgnoreParenImpCasts());
+    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+    if (!h.counter)
+      return v && v->hasLocalStorage() && v->getType()->isIntegerType();
+    long long offset, scale;
+    return counterSide(side, h.counter, ctx, offset, scale);
+  };
+  const CExpr *bound = nullptr;
+  for (const CExpr *p : parts) {
+    const auto *b = dyn_cast<BinaryOperator>(p->IgnoreParens());
+    if (!bound && b && (b->isRelationalOp() || b->getOpcode() == clang::BO_NE) &&
+        (tests(b->getLHS()) || tests(b->getRHS()))) {
+      bound = p;
+      continue;
+    }
+    if (p->HasSideEffects(ctx, /*IncludePossibleEffects=*/false)) // calls may stay
+      fail(p->getExprLoc(), "loop condition '" + text(cond) + "': its part '" + text(p) +
+                                "' has side effects; not supported");
+    h.alsoWhile.push_back(p);
+  }
+  if (!bound)
+    fail(cond->getExprLoc(), "loop condition '" + text(cond) +
+                                 "' is not supported; one of its '&&' parts must compare "
+                                 "the counter with '<', '<=', '>', '>=' or '!='");
+  return bound;
+}
+
 LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   LoopHeader h;
   h.stmt = s;
@@ -326,6 +384,7 @@ LoopHeader Lowerer::parseHeader(const ForStmt *s, const Env *env) {
   const CExpr *cond = s->getCond();
   if (!cond)
     fail(loc, "loop without a condition is not supported");
+  cond = boundConjunct(cond, h);
   const auto *b = dyn_cast<BinaryOperator>(cond->IgnoreParens());
   if (!b || !(b->isRelationalOp() || b->getOpcode() == clang::BO_NE))
     fail(cond->getExprLoc(),
@@ -731,6 +790,15 @@ void Lowerer::scanStmt(const Stmt *s, std::vector<const ForStmt *> &path,
                        const LoopHeader &h, const Env &env, LoopScan &sc) {
   if (!s)
     return;
+  if (const auto *f = dyn_cast<ForStmt>(s); f && isConjunctive(f)) {
+    // it breaks when a conjunct fails: what it writes is carried, as in a
+    // while, and it is never flattened into the loop around it
+    sc.inWhile++;
+    for (const Stmt *c : s->children())
+      scanStmt(c, path, h, env, sc);
+    sc.inWhile--;
+    return;
+  }
   if (const auto *f = dyn_cast<ForStmt>(s)) {
     path.push_back(f);
     for (const Stmt *part : {f->getInit(), (const Stmt *)f->getCond(),
@@ -1148,7 +1216,18 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
     // after the break, an iteration leaves everything as it is
     Var *broken = env.vars[done];
     Expr *skip = finish(env, tail, true);
-    Expr *run = lowerSeq(&rest, std::move(env), tail);
+    Expr *run;
+    if (lc.h.alsoWhile.empty() || !lc.inlined.empty()) {
+      run = lowerSeq(&rest, std::move(env), tail);
+    } else { // `for (...; i < n && ok; ...)`: `if (!ok) break;` first
+      Expr *go = nullptr;
+      for (const CExpr *c : lc.h.alsoWhile) {
+        Expr *t = lowerCondition(c, env);
+        go = go ? mkIf(go, t, mkInt(0, loc), loc) : t;
+      }
+      Expr *stop = leaveLoop(1, env, loc);
+      run = mkIf(go, lowerSeq(&rest, std::move(env), tail), stop, loc);
+    }
     return wrapInLets(bind, mkIf(mkVar(broken, loc), skip, run, loc));
   }
   Expr *e = lowerSeq(&rest, std::move(env), tail);
@@ -1162,6 +1241,10 @@ Expr *Lowerer::inlineLoop(const ForStmt *s, LoopCtx &owner, const Rest *next,
                           Env env, const Tail &tail) {
   SourceLocation loc = s->getForLoc();
   LoopHeader h = parseHeader(s, nullptr);
+  if (!h.alsoWhile.empty()) // scanStmt keeps such loops off the paths
+    fail(s->getCond()->getExprLoc(), "loop condition '" + text(s->getCond()) +
+                                         "' with '&&' in a loop nest flattened into one "
+                                         "loop; not supported");
   LoopScan sc = scanLoop(h, env);
   if (!sc.siteOrder.empty())
     fail(sc.sites[sc.siteOrder[0]][0].write->getExprLoc(),
@@ -1533,7 +1616,7 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   lc.h = parseHeader(s, &env);
   LoopScan sc = scanLoop(lc.h, privateScope(lc, env));
   lc.hasReturn = containsReturnStmt(s->getBody());
-  lc.hasBreak = containsLoopExit(s->getBody(), true) || lc.hasReturn;
+  lc.hasBreak = containsLoopExit(s->getBody(), true) || lc.hasReturn || !lc.h.alsoWhile.empty();
   classifyArrays(lc, sc, env);
   requireInvariant(lc.h.hi, sc, lc.h, lc.h.hi->getExprLoc(),
                    "loop bound '" + text(lc.h.hi) +

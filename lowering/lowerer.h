@@ -201,6 +201,9 @@ struct LoopHeader {
                                    // loop-invariant; step holds its sign
   long long offset = 0; // the condition tests scale*counter + offset CMP hi
   long long scale = 1;  // a positive constant
+  // for: the condition's other conjuncts (`i < n && x[i] > 0`), tested at
+  // the top of every iteration, where false is a `break`
+  std::vector<const CExpr *> alsoWhile;
 };
 
 // A write to an element of an array declared outside the loop.
@@ -726,6 +729,7 @@ public:
                   std::vector<Binding> &post, Env out, const Rest *next,
                   const Tail &tail, SourceLocation loc);
   LoopHeader parseHeader(const ForStmt *s, const Env *env);
+  const CExpr *boundConjunct(const CExpr *cond, LoopHeader &h);
   Bounds lowerBounds(const LoopHeader &h, const Env &env,
                      std::vector<Binding> &pre);
   LoopScan scanLoop(const LoopHeader &h, const Env &env);

@@ -29,3 +29,29 @@ double k(const double *a, unsigned n) {
     s += a[i];
   return s;
 }
+
+/* `&&`: one part bounds the counter, the others are tested as a break */
+__attribute__((differentiable))
+double m(const double *a, int n) {
+  double s = 0;
+  int k = 0;
+  for (int i = 0; i < n && k++ < 3; i++) // expect-error: cannot differentiate 'm': loop condition 'i < n && k++ < 3': its part 'k++ < 3' has side effects; not supported
+    s += a[i];
+  return s;
+}
+
+__attribute__((differentiable))
+double q(const double *a, int n) {
+  double s = 0;
+  for (int i = 0; s < 3 && a[i] > 0; i++) // expect-error: cannot differentiate 'q': loop condition 's < 3 && a[i] > 0' is not supported; one of its '&&' parts must compare the counter with '<', '<=', '>', '>=' or '!='
+    s += a[i] + n;
+  return s;
+}
+
+__attribute__((differentiable))
+double r(const double *a, int n) {
+  int i; // expect-error: cannot differentiate 'r': the counter 'i' of a loop with 'break' is read after the loop; not supported yet (count the iterations in a variable of its own)
+  for (i = 0; i < n && a[i] > 0; i++)
+    ;
+  return a[0] * i;
+}

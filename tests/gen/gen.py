@@ -236,8 +236,10 @@ def rs(s, T, st, instr, ind, out):
             for b in s.els:
                 rs(b, T, st, instr, ind + 1, out)
         out.append(pad + "}")
-    elif s.kind == "for":
-        out.append(pad + s.fmt + " {")
+    elif s.kind == "for":  # a header with expressions: `i < n && {0}`
+        hdr = fmt_type(s.fmt, T).format(*[rx(e, T, st, instr, True) for e in s.exprs]) \
+            if s.exprs else s.fmt
+        out.append(pad + hdr + " {")
         for b in s.body:
             rs(b, T, st, instr, ind + 1, out)
         out.append(pad + "}")
@@ -718,6 +720,7 @@ class Gen:
                 out.append(S(self, "for", "while (1)", body=[stop, add, jump, step]))
         elif form in ("sum", "ifsum", "step2", "scaled"):
             out.append(S(self, "raw", "@T %s = #0.0;" % v))
+            hexprs = []
             if form == "scaled":
                 # a multiple of the counter against the bound: the counter
                 # stays below n, as the reads at it require
@@ -728,6 +731,18 @@ class Gen:
                 hdr = "for (" + fn.ity + " %s = 0; %s; %s++)" % (i, cond, i)
                 body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
             elif form == "sum":
+                # issue 8: a second bound or a test joined by &&
+                pick = self.rv.random()
+                if pick < 0.12:
+                    hdr = "for (%s %s = 0; %s < n && %s < %d; %s++)" % (
+                        fn.ity, i, i, i, self.rv.randint(1, 4), i)
+                elif pick < 0.24 and fn.kinks < fn.max_kinks:
+                    # C tests the parts in order: a test that reads at the
+                    # counter comes after the bound, as C code must write it
+                    first = self.rv.random() < 0.5
+                    hexprs = [self.cond(c if first else lc, 0)]
+                    test = "({0}) && %s < n" if first else "%s < n && ({0})"
+                    hdr = "for (%s %s = 0; %s; %s++)" % (fn.ity, i, test % i, i)
                 body = [S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])]
             elif form == "step2":
                 hdr = "for (" + fn.ity + " %s = 0; %s < n; %s += 2)" % (i, i, i)
@@ -737,7 +752,7 @@ class Gen:
                 body = [S(self, "if", exprs=[self.cond(lc, 0)],
                           body=[S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])],
                           els=[S(self, "raw", "%s -= {0};" % v, [self.expr(lc, 1)])])]
-            out.append(S(self, "for", hdr, body=body))
+            out.append(S(self, "for", hdr, exprs=hexprs if form == "sum" else [], body=body))
         elif form == "fold2":
             w = self.newvar(fn)
             u = "u%d" % fn.nvar
