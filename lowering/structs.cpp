@@ -103,8 +103,13 @@ enum class StructRole {
   ByPointer, // a `struct S *p` or `const struct S *p` parameter
   ByArray,   // such a parameter indexed as an array, `p[i].x` (read only)
   Local,     // a local `struct S t`
+  LocalArray, // a local `struct S t[N]`: one local array per field (below)
+
   Result,    // the function's struct result
 };
+
+// Is struct i of it `sv[i]`, its leaves strided arrays?
+bool indexed(StructRole r) { return r == StructRole::ByArray || r == StructRole::LocalArray; }
 
 struct StructVar {
   const VarDecl *var = nullptr; // null for the result
@@ -286,6 +291,7 @@ private:
   void checkStructPointerUses(const Stmt *s, const FlatSig &sig);
   bool intoArray(const VarDecl *v, const FlatSig &sig);
   bool walkArrayPointer(Stmt *&slot);
+  bool walkLocalArrayElement(Stmt *&slot);
   void markWritten(const Expr *target, FlatSig &sig);
   StructVar *varOf(const FlatSig &sig, const VarDecl *v);
   bool resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
@@ -437,7 +443,7 @@ bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
   }
   if (base) {
     if (!resolve(base, sig, sv, fields, viaPointer, depth + 1, index) ||
-        sv->role != StructRole::ByArray || !fields.empty())
+        !indexed(sv->role) || !fields.empty())
       return false;
     if (index)
       index->push_back(at);
@@ -450,8 +456,8 @@ bool Flattener::resolve(const Expr *e, const FlatSig &sig, StructVar *&sv,
     fields.push_back(f);
     return true;
   }
-  if (const auto *c = dyn_cast<ImplicitCastExpr>(e)) // p in p->a
-    if (c->getCastKind() == CK_LValueToRValue)
+  if (const auto *c = dyn_cast<ImplicitCastExpr>(e)) // p in p->a, t in t[i]
+    if (c->getCastKind() == CK_LValueToRValue || c->getCastKind() == CK_ArrayToPointerDecay)
       e = c->getSubExpr()->IgnoreParens();
   if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Deref)
     e = u->getSubExpr()->IgnoreParenImpCasts();
@@ -626,8 +632,20 @@ bool Flattener::intoArray(const VarDecl *v, const FlatSig &sig) {
   const Expr *to = sig.structPointers.at(v)->IgnoreParenImpCasts();
   if (const auto *u = dyn_cast<UnaryOperator>(to); u && u->getOpcode() == UO_AddrOf)
     to = u->getSubExpr();
-  return resolve(to, sig, sv, fields, viaPointer) && sv->role == StructRole::ByArray &&
-         fields.empty();
+  if (resolve(to, sig, sv, fields, viaPointer))
+    return indexed(sv->role) && fields.empty();
+  // a local array of structs, made only when the body is flattened: `&t[i]`
+  // or `t + i` of a local `S t[N]`
+  const Expr *root = to->IgnoreParenImpCasts();
+  if (const auto *a = dyn_cast<ArraySubscriptExpr>(root))
+    root = a->getBase()->IgnoreParenImpCasts();
+  else if (const auto *b = dyn_cast<BinaryOperator>(root); b && b->isAdditiveOp())
+    root = (b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS())
+               ->IgnoreParenImpCasts();
+  const auto *d = dyn_cast<DeclRefExpr>(root);
+  const auto *t = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+  const auto *at = t && t->hasLocalStorage() ? ctx.getAsConstantArrayType(t->getType()) : nullptr;
+  return at && recordOf(at->getElementType());
 }
 
 void Flattener::checkStructPointerUses(const Stmt *s, const FlatSig &sig) {
@@ -1015,12 +1033,12 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
                             !isa<ImplicitValueInitExpr>(il->getInit(k))
                         ? const_cast<Expr *>(il->getInit(k))
                         : zero(l->elem, loc);
-          out.push_back(assign(elementLvalue(l, k, loc), v, loc));
+          out.push_back(assign(elementLvalue(l, k, loc, dst.index), v, loc));
         }
         continue;
       }
       Expr *v = init ? const_cast<Expr *>(init) : zero(l->elem, loc);
-      out.push_back(assign(leafLvalue(l, loc), v, loc));
+      out.push_back(assign(leafLvalue(l, loc, dst.index), v, loc));
     }
     return;
   }
@@ -1047,11 +1065,11 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
     }
     if (d->kind == LeafKind::Array) {
       for (long long k = 0; k < d->size; k++)
-        out.push_back(assign(elementLvalue(d, k, loc),
+        out.push_back(assign(elementLvalue(d, k, loc, dst.index),
                              rvalue(elementLvalue(s, k, loc, from.index)), loc));
       continue;
     }
-    out.push_back(assign(leafLvalue(d, loc), rvalue(leafLvalue(s, loc, from.index)), loc));
+    out.push_back(assign(leafLvalue(d, loc, dst.index), rvalue(leafLvalue(s, loc, from.index)), loc));
   }
 }
 
@@ -1076,6 +1094,20 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     if (!v)
       fail(decl->getLocation(), "declaration is not supported");
     const RecordType *rt = recordOf(v->getType());
+    long long count = 0; // of a local array of structs
+    if (const auto *at = ctx.getAsArrayType(v->getType()); at && recordOf(at->getElementType())) {
+      const auto *fixed = dyn_cast<ConstantArrayType>(at);
+      if (!fixed || !v->hasLocalStorage())
+        fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
+                                   "' is not supported (only a one-dimensional "
+                                   "local array of constant size)");
+      if (v->getInit())
+        fail(v->getLocation(), "local array of structs '" + v->getNameAsString() +
+                                   "' has an initializer; not supported (assign "
+                                   "its fields)");
+      rt = recordOf(fixed->getElementType());
+      count = (long long)fixed->getSize().getZExtValue();
+    }
     if (!rt) {
       if (pointeeRecord(v->getType())) {
         // another name for a struct (scanStructPointers): nothing declared
@@ -1091,7 +1123,7 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
                    (v->getInit() ? text(v->getInit()) : std::string()) +
                    "'; only the address of a struct variable or of a "
                    "struct field, or another such pointer, is supported");
-        if (to.sv->role == StructRole::ByArray && to.fields.empty()) {
+        if (indexed(to.sv->role) && to.fields.empty()) {
           // into an array of structs: the index, kept as it was then
           Expr *init = indexSum(to.index, loc);
           if (!init)
@@ -1110,10 +1142,6 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
         }
         continue;
       }
-      if (const auto *at = ctx.getAsArrayType(v->getType());
-          at && recordOf(at->getElementType()))
-        fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
-                                   "' is not supported");
       // an ordinary local among struct ones: keep it, flatten its init
       if (Expr *init = v->getInit()) {
         Stmt *slot = init;
@@ -1132,8 +1160,8 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     auto sv = std::make_unique<StructVar>();
     sv->var = v;
     sv->name = v->getNameAsString();
-    sv->role = StructRole::Local;
-    sv->type = v->getType();
+    sv->role = count ? StructRole::LocalArray : StructRole::Local;
+    sv->type = count ? ctx.getAsArrayType(v->getType())->getElementType() : v->getType();
     std::vector<const FieldDecl *> path;
     collectLeaves(rt->getDecl(), path, sv->leaves, ctx, v->getLocation(),
                   "local '" + sv->name + "'");
@@ -1141,7 +1169,17 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       std::string leafName = sv->name;
       for (const FieldDecl *fl : l.fields)
         leafName += "_" + fl->getNameAsString();
-      QualType t = l.kind == LeafKind::Array
+      if (count && l.kind == LeafKind::Pointer)
+        fail(v->getLocation(), "local array of structs '" + sv->name +
+                                   "' has pointer field '" + l.path() +
+                                   "'; not supported");
+      // One array per field: field f of struct i is `t_f[i * stride + k]`,
+      // as in an array of structs (8.30), with the field's own size as
+      // the stride.
+      l.stride = count ? (l.kind == LeafKind::Array ? l.size : 1) : 0;
+      QualType t = count ? ctx.getConstantArrayType(l.elem, llvm::APInt(64, count * l.stride),
+                                                    nullptr, ArrayType::Normal, 0)
+                   : l.kind == LeafKind::Array
                        ? ctx.getConstantArrayType(l.elem,
                                                   llvm::APInt(64, l.size),
                                                   nullptr, ArrayType::Normal, 0)
@@ -1325,6 +1363,14 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
     std::vector<Leaf *> sl = leavesUnder(from);
     if (sl.size() != p.leaves.size())
       fail(a->getBeginLoc(), "struct argument of another layout");
+    if (from.sv->role == StructRole::LocalArray && from.index.empty() && p.role != StructRole::ByArray)
+      fail(a->getBeginLoc(), "local array of structs '" + text(a) + "' passed to '" + name +
+                                 "'; pass one struct of it, '&" + from.sv->name + "[i]'");
+    if (p.role == StructRole::ByArray && from.sv->role == StructRole::LocalArray)
+      fail(a->getBeginLoc(), "'" + name + "' indexes its parameter '" + p.name +
+                                 "' as an array of structs, and '" + text(a) +
+                                 "' is a local array of structs, which chad keeps as one "
+                                 "array per field; not supported");
     if (p.role == StructRole::ByArray && from.sv->role != StructRole::ByArray)
       fail(a->getBeginLoc(), "'" + name + "' indexes its parameter '" + p.name +
                                  "' as an array of structs, and '" + text(a) +
@@ -1415,7 +1461,9 @@ void Flattener::walk(Stmt *&slot, bool statement) {
     walkChildren(s, true);
     return;
   }
-  if (walkArrayPointer(slot))
+  if (isa<UnaryExprOrTypeTraitExpr>(e)) // sizeof, _Alignof: not evaluated
+    return;
+  if (walkArrayPointer(slot) || walkLocalArrayElement(slot))
     return;
   if (auto *b = dyn_cast<BinaryOperator>(e);
       b && b->getOpcode() == BO_Assign && recordOf(b->getType())) {
@@ -1528,6 +1576,27 @@ void Flattener::walk(Stmt *&slot, bool statement) {
 // A pointer into an array of structs is its index (`chad__k_p`): `p = &a[j]`,
 // `p = q + 1`, `p++`, `p += k` move the index, and `p < q`, `p != end`
 // compare the indices. True when `slot` was such a node (replaced).
+// `t[i].w[k]` of a local array of structs: element `i * stride + k` of the
+// field's array, `t_w`, an element the lowering can write (a view of a
+// local array, `t_w + i * stride`, it would only read).
+bool Flattener::walkLocalArrayElement(Stmt *&slot) {
+  auto *s = dyn_cast<ArraySubscriptExpr>(slot);
+  const auto *m = s ? dyn_cast<MemberExpr>(s->getBase()->IgnoreParenImpCasts()) : nullptr;
+  StructRef r;
+  if (!m || !resolveRef(m, r) || r.sv->role != StructRole::LocalArray)
+    return false;
+  Leaf *l = leafAt(r);
+  if (!l || l->kind != LeafKind::Array)
+    return false;
+  SourceLocation loc = s->getExprLoc();
+  Expr *at = longBinary(offset(l, r.index, 0, loc), indexSum({s->getIdx()}, loc), BO_Add, loc);
+  Stmt *to = new (ctx) ArraySubscriptExpr(arrayArg(l, loc, {}), at, l->storage(ctx), VK_LValue,
+                                          OK_Ordinary, loc);
+  walkChildren(to, false); // the indices may read struct fields
+  replace(slot, to);
+  return true;
+}
+
 bool Flattener::walkArrayPointer(Stmt *&slot) {
   auto *e = dyn_cast<Expr>(slot);
   SourceLocation loc = e->getExprLoc();
@@ -1584,7 +1653,7 @@ bool Flattener::walkArrayPointer(Stmt *&slot) {
     const Expr *lx = b->getLHS()->IgnoreParenImpCasts();
     if (const auto *a = dyn_cast<UnaryOperator>(lx); a && a->getOpcode() == UO_AddrOf)
       lx = a->getSubExpr();
-    if (!resolveRef(lx, l) || l.sv->role != StructRole::ByArray)
+    if (!resolveRef(lx, l) || !indexed(l.sv->role))
       fail(loc, "comparison '" + text(b) + "' of pointers to structs is not "
                 "supported (only of pointers into one array of structs)");
     made = BinaryOperator::Create(ctx, indexOf(b->getLHS(), l.sv), indexOf(b->getRHS(), l.sv),

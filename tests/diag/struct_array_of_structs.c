@@ -20,9 +20,27 @@ double h(const struct M *m, int i) { // expect-error: cannot differentiate 'h': 
   return m[i].data[0];
 }
 
-/* a local array of structs */
+/* a local array of structs: one local array per field, so without an
+ * initializer, and never passed whole to a callee that indexes it (that
+ * callee reads the structs' layout) */
 __attribute__((differentiable))
 double k(double a) {
-  struct V vs[2] = {{a}, {a}}; // expect-error: cannot differentiate 'k': array of structs 'vs' is not supported
+  struct V vs[2] = {{a}, {a}}; // expect-error: cannot differentiate 'k': local array of structs 'vs' has an initializer; not supported (assign its fields)
   return vs[1].x;
+}
+
+__attribute__((differentiable))
+double sum_v(const struct V *p, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += p[i].x;
+  return s;
+}
+
+__attribute__((differentiable))
+double pass_whole(double a) {
+  struct V vs[2];
+  vs[0].x = a;
+  vs[1].x = a * a;
+  return sum_v(vs, 2); // expect-error: cannot differentiate 'pass_whole': 'sum_v' indexes its parameter 'p' as an array of structs, and 'vs' is a local array of structs, which chad keeps as one array per field; not supported
 }

@@ -1,0 +1,154 @@
+/* struct_local_arrays.c: local arrays of structs as scratch (`Pt q[8]`),
+ * which chad keeps as one local array per field (DESIGN 8.30): fields
+ * written and read at run-time indices (`q[i].x = ...`, `q[i].w[k]`), a
+ * struct copied whole into and out of the array (`q[j] = t`, `t = q[i]`),
+ * local pointers into it walked and written through (`p->x *= a`), one
+ * struct of it passed to a differentiable callee (`&q[i]`), integer fields
+ * as indices, structs copied in from a parameter's array of structs, and
+ * `sizeof` of the array and of one struct. Checked against finite differences, by forward / reverse
+ * duality and for accumulation. */
+#include <math.h>
+#include <stddef.h>
+#include "chad.h"
+#include "gradcheck.h"
+
+typedef struct { double x, y; int tag; } Pt;
+typedef struct { double w[3]; Pt c; } Seg;
+
+CHAD_DIFFERENTIABLE
+static double pt_norm(const Pt *p) { return p->x * p->x + sin(p->y) * (p->tag + 1); }
+
+/* fields written and read at run-time indices, pointers into the array
+ * walked and written through, one struct passed to a callee */
+CHAD_DIFFERENTIABLE
+double scratch(const double *x, int n, double a) {
+    Pt q[8];
+    for (int i = 0; i < n; i++) {
+        q[i].x = x[i] * a;
+        q[i].y = cos(x[i]) + a;
+        q[i].tag = i % 3;
+    }
+    for (Pt *p = q; p < q + n; p++)
+        p->x *= p->y;
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        const Pt *p = &q[i];
+        s += p->x * q[(i + 1) % n].y + pt_norm(&q[i]) * q[q[i].tag % n].x;
+    }
+    return s;
+}
+
+/* whole structs copied into and out of the array, nested struct and
+ * fixed-array fields, a read-modify-write of a field */
+CHAD_DIFFERENTIABLE
+double copies(const double *x, int n, double a) {
+    Seg g[6];
+    for (int i = 0; i < n; i++) {
+        Seg t;
+        for (int k = 0; k < 3; k++)
+            t.w[k] = x[i] * (k + 1) + a;
+        t.c.x = exp(0.5 * x[i]);
+        t.c.y = a * x[i];
+        t.c.tag = i;
+        g[i] = t;
+    }
+    for (int i = 1; i < n; i++) {
+        g[i].c.x += g[i - 1].c.x * 0.5;
+        g[i].w[i % 3] = g[i].w[(i + 1) % 3] * g[i - 1].c.y;
+    }
+    g[0] = g[n - 1];
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        Seg t = g[i];
+        s += t.w[0] * t.w[1] - t.w[2] + t.c.x * t.c.y * t.c.tag;
+    }
+    return s;
+}
+
+/* structs copied in from a parameter's array of structs, in reverse
+ * order, then updated in place; sizeof of the array and of one struct */
+CHAD_DIFFERENTIABLE
+double gather(const Pt *p, int n, double a) {
+    Pt q[5];
+    int cap = (int)(sizeof q / sizeof q[0]);
+    for (int i = 0; i < n && i < cap; i++)
+        q[n - 1 - i] = p[i];
+    for (int i = 1; i < n; i++)
+        q[i].y = q[i].y * a + q[i - 1].x * q[i].tag;
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += q[i].x * tanh(q[i].y);
+    return s;
+}
+
+struct ctx { int n; };
+
+static void pack(Pt *p, const double *x, int n) {
+    for (int i = 0; i < n; i++)
+        p[i].x = x[2 * i], p[i].y = x[2 * i + 1], p[i].tag = i % 2;
+}
+static void gather_w(const double *x, double *y, void *c) {
+    const struct ctx *k = c;
+    Pt p[5];
+    pack(p, x, k->n);
+    y[0] = gather(p, k->n, x[2 * k->n]);
+}
+static void gather_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    const struct ctx *k = c;
+    Pt p[5], dp[5];
+    pack(p, x, k->n);
+    pack(dp, dx, k->n);
+    y[0] = gather_fwd(p, dp, k->n, x[2 * k->n], dx[2 * k->n], &dy[0]);
+}
+static void gather_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    const struct ctx *k = c;
+    Pt p[5], pb[5];
+    pack(p, x, k->n);
+    pack(pb, xb, k->n);
+    y[0] = gather_rev(p, pb, k->n, x[2 * k->n], &xb[2 * k->n], yb[0]);
+    for (int i = 0; i < k->n; i++) {
+        xb[2 * i] = pb[i].x, xb[2 * i + 1] = pb[i].y;
+        if (pb[i].tag != i % 2)
+            gc_expect(0, "gather", "f_rev changed an integer field of the shadow");
+    }
+}
+
+#define WRAPS(f)                                                                                  \
+    static void f##_w(const double *x, double *y, void *c) {                                      \
+        const struct ctx *k = c;                                                                   \
+        y[0] = f(x, k->n, x[k->n]);                                                                \
+    }                                                                                              \
+    static void f##_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {     \
+        const struct ctx *k = c;                                                                   \
+        y[0] = f##_fwd(x, dx, k->n, x[k->n], dx[k->n], &dy[0]);                                    \
+    }                                                                                              \
+    static void f##_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {     \
+        const struct ctx *k = c;                                                                   \
+        y[0] = f##_rev(x, xb, k->n, x[k->n], &xb[k->n], yb[0]);                                    \
+    }
+WRAPS(scratch)
+WRAPS(copies)
+
+int main(void) {
+    static const int sizes[] = {1, 2, 5, 6};
+    static const int gathered[] = {1, 2, 4, 5};
+    struct ctx c;
+    struct gca_problem p = {0};
+    p.ctx = &c, p.prec = GC_DOUBLE, p.nout = 1;
+    for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        c.n = sizes[s];
+        p.nin = c.n + 1;
+        p.name = "a local array of structs as scratch", p.f = scratch_w, p.fwd = scratch_wfwd,
+        p.rev = scratch_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "structs copied whole into and out of a local array", p.f = copies_w,
+        p.fwd = copies_wfwd, p.rev = copies_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        c.n = gathered[s];
+        p.nin = 2 * c.n + 1;
+        p.name = "structs gathered into a local array from a parameter's", p.f = gather_w,
+        p.fwd = gather_wfwd, p.rev = gather_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+    }
+    return gc_summary();
+}
