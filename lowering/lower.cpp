@@ -297,6 +297,8 @@ std::string Lowerer::placeName(const Place &p) {
     return n + "_done";
   if (p.elem == kRetVal)
     return n + "_returned";
+  if (p.elem == kExit)
+    return n;
   if (p.elem <= kBlock0)
     return n + "[m*i + " + std::to_string(kBlock0 - p.elem) + "]";
   return n;
@@ -347,6 +349,8 @@ Var *Lowerer::newPlaceVar(const Place &p) {
     name += "_done";
   else if (p.elem == kRetVal)
     name += "_returned";
+  else if (p.elem == kExit)
+    name += "_exit";
   else if (p.elem <= kBlock0)
     name += "_b" + std::to_string(kBlock0 - p.elem);
   return var_new(arena, name.c_str(), placeType(p));
@@ -607,9 +611,11 @@ Expr *Lowerer::returnValue(Expr *value, Env env, SourceLocation loc) {
 // 2: return): the iterations after it do nothing.
 Expr *Lowerer::leaveLoop(long long how, Env env, SourceLocation loc) {
   LoopCtx *lc = loops.back();
-  Place done{lc->h.counter, kDone};
+  Place done{lc->h.counter, kDone}, exit{lc->h.counter, kExit};
   Var *flag = newPlaceVar(done);
   env.vars[done] = flag;
+  if (env.vars.count(exit) && env.vars.count({lc->h.counter, kWhole}))
+    env.vars[exit] = env.vars.at({lc->h.counter, kWhole}); // where it broke
   return mkLet(flag, mkInt(how, loc), finish(env, *lc->bodyTail, true), loc);
 }
 

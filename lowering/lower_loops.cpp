@@ -1649,13 +1649,16 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   // A loop that breaks or returns: everything it writes is state, with the
   // flag first (and the returned value); the arrays it writes are carried
   // whole (classifyArrays).
-  Place done{lc.h.counter, kDone}, returned{lc.h.counter, kRetVal};
+  Place done{lc.h.counter, kDone}, returned{lc.h.counter, kRetVal}, exit{lc.h.counter, kExit};
   if (lc.hasBreak) {
-    if (!lc.h.declaredInInit && neededAfter({lc.h.counter, kWhole}, next, tail))
-      fail(lc.h.counter->getLocation(),
-           "the counter '" + lc.h.counter->getNameAsString() + "' of a loop with "
-           "'break' is read after the loop; not supported yet (count the "
-           "iterations in a variable of its own)");
+    if (!lc.h.declaredInInit && neededAfter({lc.h.counter, kWhole}, next, tail)) {
+      // `for (i = 0; i < n && x[i] < t; i++);` then `x[i]`: the counter's
+      // value where the loop broke (leaveLoop), else the final one
+      Var *final = newPlaceVar(exit);
+      pre.push_back({final, counterAt(lc.b, dup(arena, lc.b.trip), loc), loc});
+      env.vars[exit] = final;
+      state.insert(state.begin(), exit);
+    }
     Var *notYet = newPlaceVar(done);
     pre.push_back({notYet, mkInt(0, loc), loc});
     env.vars[done] = notYet;
@@ -1818,7 +1821,9 @@ Expr *Lowerer::lowerFor(const ForStmt *s, const Rest *next, Env env,
   }
 
   if (!lc.h.declaredInInit) // the counter keeps its final value
-    bindPlace({lc.h.counter, kWhole}, counterAt(lc.b, dup(arena, lc.b.trip), loc));
+    bindPlace({lc.h.counter, kWhole}, out.vars.count(exit)
+                                          ? mkVar(out.vars.at(exit), loc)
+                                          : counterAt(lc.b, dup(arena, lc.b.trip), loc));
   return afterLoop(lc, pre, post, std::move(out), next, tail, loc);
 }
 

@@ -77,6 +77,8 @@ enum : int {
   kDone = -5,    // 0 while a loop runs, 1 once it broke, 2 once it
                  // returned (decl: its counter)
   kRetVal = -6,  // the value a loop returned (decl: its counter)
+  kExit = -7,    // a for counter's value after its loop: where the loop
+                 // broke, else its final value (decl: the counter)
   kBlock0 = -16, // kBlock0 - c: element m*i + c of the block a loop builds
                  // at its counter i (Site::Strided, 0 <= c < kMaxStride)
 };

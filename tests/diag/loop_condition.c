@@ -47,11 +47,3 @@ double q(const double *a, int n) {
     s += a[i] + n;
   return s;
 }
-
-__attribute__((differentiable))
-double r(const double *a, int n) {
-  int i; // expect-error: cannot differentiate 'r': the counter 'i' of a loop with 'break' is read after the loop; not supported yet (count the iterations in a variable of its own)
-  for (i = 0; i < n && a[i] > 0; i++)
-    ;
-  return a[0] * i;
-}

@@ -2,8 +2,11 @@
  * tests by `&&` (`i < n && i < cap`, `i < n && x[i] > 0`, `ok && i < n`
  * with `ok` set in the body, a downward loop stopping on a tolerance, an
  * inner loop bounded twice inside an accumulating outer loop, an array
- * written in such a loop). The loop runs while every part holds, as in C:
- * the derivative is that of the iterations it ran. Checked against finite
+ * written in such a loop), and the counter of a loop that breaks read
+ * after it (piecewise-linear interpolation finding its interval by
+ * `for (k = 0; k < n - 2 && x > xs[k + 1]; k++);`, and a `break` in the
+ * body). The loop runs while every part holds, as in C: the derivative is
+ * that of the iterations it ran. Checked against finite
  * differences, by forward / reverse duality and for accumulation. */
 #include <math.h>
 #include <stddef.h>
@@ -74,7 +77,56 @@ double written(const double *x, int n, double a) {
     return s;
 }
 
+/* the interval by a loop with an empty body, its counter used after it */
+CHAD_DIFFERENTIABLE
+double interp(const double *xs, const double *ys, int n, double x) {
+    int k;
+    for (k = 0; k < n - 2 && x > xs[k + 1]; k++)
+        ;
+    double t = (x - xs[k]) / (xs[k + 1] - xs[k]);
+    return ys[k] + t * (ys[k + 1] - ys[k]);
+}
+
+/* the counter where a break left it, or n */
+CHAD_DIFFERENTIABLE
+double until_one(const double *x, int n, double a) {
+    int i;
+    double s = 0;
+    for (i = 0; i < n; i++) {
+        s += x[i] * a;
+        if (s > 1.0)
+            break;
+    }
+    return s + i * a + (i < n ? x[i] * x[i] : 0);
+}
+
 struct ctx { int n; };
+
+/* xs[k] = k + 0.3 x[k] (increasing), ys = x[n..2n), the point x[2n] + 2 */
+enum { NI = 5 };
+static void interp_w(const double *x, double *y, void *c) {
+    double xs[NI];
+    (void)c;
+    for (int k = 0; k < NI; k++)
+        xs[k] = k + 0.3 * x[k];
+    y[0] = interp(xs, x + NI, NI, x[2 * NI] + 2);
+}
+static void interp_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    double xs[NI], dxs[NI];
+    (void)c;
+    for (int k = 0; k < NI; k++)
+        xs[k] = k + 0.3 * x[k], dxs[k] = 0.3 * dx[k];
+    y[0] = interp_fwd(xs, dxs, x + NI, dx + NI, NI, x[2 * NI] + 2, dx[2 * NI], &dy[0]);
+}
+static void interp_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    double xs[NI], xsb[NI] = {0};
+    (void)c;
+    for (int k = 0; k < NI; k++)
+        xs[k] = k + 0.3 * x[k];
+    y[0] = interp_rev(xs, xsb, x + NI, xb + NI, NI, x[2 * NI] + 2, &xb[2 * NI], yb[0]);
+    for (int k = 0; k < NI; k++)
+        xb[k] += 0.3 * xsb[k];
+}
 
 #define WRAPS(f)                                                                                  \
     static void f##_w(const double *x, double *y, void *c) {                                      \
@@ -95,6 +147,7 @@ WRAPS(until_large)
 WRAPS(shrink)
 WRAPS(triangle)
 WRAPS(written)
+WRAPS(until_one)
 
 int main(void) {
     static const int sizes[] = {0, 1, 2, 5, 7};
@@ -113,6 +166,11 @@ int main(void) {
         RUN(shrink, "downward, i >= 0 && w > tol");
         RUN(triangle, "inner j < n && j <= i in an accumulating loop");
         RUN(written, "a local array written while i < n && i < 6");
+        RUN(until_one, "the counter where a break left it, read after the loop");
     }
+    c.n = NI;
+    p.nin = 2 * NI + 1;
+    RUN(interp, "interpolation: the interval found by a for loop with &&");
+    gca_check_random(&p, 30, -1.5, 1.5);
     return gc_summary();
 }

@@ -699,7 +699,15 @@ class Gen:
                      body=[S(self, "raw", "continue;" if form == "skip" else "break;", fixed=True)])
             add = S(self, "raw", "%s += {0};" % v, [self.expr(lc, 2)])
             body = [jump, add] if form == "skip" else [add, jump]
+            # the counter declared before the loop and read after it: where
+            # the break left it, or n
+            after = form == "brk" and self.rv.random() < 0.3
+            if after:
+                out.append(S(self, "raw", fn.ity + " %s;" % i, fixed=True))
+                hdr = "for (%s = 0; %s < n; %s++)" % (i, i, i)
             out.append(S(self, "for", hdr, body=body))
+            if after:
+                out.append(S(self, "raw", "%s += (@T)%s * #0.25;" % (v, i)))
         elif form in ("while", "dowhile", "wbrk"):
             # while and do loops: the counter lives outside the loop and is
             # stepped at the end of the body (never dropped by the reducer);
