@@ -1090,6 +1090,8 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
   std::vector<Decl *> leafDecls;
   SourceLocation loc = d->getBeginLoc();
   for (Decl *decl : d->decls()) {
+    if (isa<TypeDecl>(decl)) // `struct S { ... } s;`: the type, then s
+      continue;
     auto *v = dyn_cast<VarDecl>(decl);
     if (!v)
       fail(decl->getLocation(), "declaration is not supported");

@@ -4,8 +4,9 @@
  * struct copied whole into and out of the array (`q[j] = t`, `t = q[i]`),
  * local pointers into it walked and written through (`p->x *= a`), one
  * struct of it passed to a differentiable callee (`&q[i]`), integer fields
- * as indices, structs copied in from a parameter's array of structs, and
- * `sizeof` of the array and of one struct. Checked against finite differences, by forward / reverse
+ * as indices, structs copied in from a parameter's array of structs,
+ * `sizeof` of the array and of one struct, and a struct type declared
+ * with the array (`struct Acc { ... } acc[2];`). Checked against finite differences, by forward / reverse
  * duality and for accumulation. */
 #include <math.h>
 #include <stddef.h>
@@ -81,6 +82,20 @@ double gather(const Pt *p, int n, double a) {
     return s;
 }
 
+/* the struct type declared in the array's declaration */
+CHAD_DIFFERENTIABLE
+double inline_type(const double *x, int n, double a) {
+    struct Acc { double s; int count; } acc[2];
+    for (int k = 0; k < 2; k++)
+        acc[k].s = 0, acc[k].count = 0;
+    for (int i = 0; i < n; i++) {
+        struct Acc *p = &acc[x[i] > 0];
+        p->s += x[i] * a;
+        p->count++;
+    }
+    return acc[0].s * acc[1].s + acc[0].count - acc[1].count * a;
+}
+
 struct ctx { int n; };
 
 static void pack(Pt *p, const double *x, int n) {
@@ -128,6 +143,7 @@ static void gather_wrev(const double *x, double *xb, double *y, const double *yb
     }
 WRAPS(scratch)
 WRAPS(copies)
+WRAPS(inline_type)
 
 int main(void) {
     static const int sizes[] = {1, 2, 5, 6};
@@ -143,6 +159,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "structs copied whole into and out of a local array", p.f = copies_w,
         p.fwd = copies_wfwd, p.rev = copies_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "a struct type declared with the array, a pointer into it", p.f = inline_type_w,
+        p.fwd = inline_type_wfwd, p.rev = inline_type_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
         c.n = gathered[s];
         p.nin = 2 * c.n + 1;

@@ -288,6 +288,11 @@ def injections(rng, v, fname, nparams, args):
         ("vla", "{ double a_[%s]; a_[0] = %s; %s = a_[0]; }" % (n, v, v), ""),
         ("vla2", "{ int m_ = %s; double a_[m_]; for (int i_ = 0; i_ < m_; i_++) a_[i_] = %s; %s = a_[0]; }" % (n, v, v), ""),
         ("vla_sum", "{ double a_[%s]; for (int i_ = 0; i_ < %s; i_++) a_[i_] = %s * i_; double s_ = 0; for (int i_ = 0; i_ < %s; i_++) s_ += a_[i_]; %s = s_; }" % (n, n, v, n, v), ""),
+        # issue 8: local arrays of structs, && in for conditions, a counter
+        # read after a loop that breaks
+        ("struct_local_array", "{ struct L_fz { double a; int k; double w[2]; } q_[3]; for (int i_ = 0; i_ < 3; i_++) { q_[i_].a = %s * i_; q_[i_].k = 2 - i_; q_[i_].w[i_ %% 2] = %s; q_[i_].w[(i_ + 1) %% 2] = 1; } q_[0] = q_[2]; %s = q_[2].a + q_[1].w[0] * q_[q_[1].k].a; }" % (v, v, v), ""),
+        ("for_and", "{ double s_ = 0; for (int i_ = 0; i_ < 5 && s_ < 3; i_++) s_ += %s; %s = s_; }" % (v, v), ""),
+        ("for_and_exit", "{ int k_; for (k_ = 0; k_ < 4 && %s > k_; k_++) ; %s = %s * k_; }" % (v, v, v), ""),
         ("zero_array", "{ double a_[0]; (void)a_; }", ""),
         ("huge_array", "{ double a_[100000000]; a_[5] = %s; %s = a_[5]; }" % (v, v), ""),
         ("cast_long", "%s = (long)%s;" % (v, v), ""),
