@@ -524,6 +524,8 @@ class Gen:
                 args.append((self.rv.choice(["&%s[1]", "%s + 1"]) % a) if view else a)
             elif kind == "idx":
                 args.append("idx")
+            elif kind == "cst":
+                args.append("#0.75")
             elif kind == "n":
                 args.append("n - 1" if view else "n")
             elif kind == "int":
@@ -1479,6 +1481,8 @@ class Gen:
                 args.append(r.choice(c.fn.arrays))
             elif kind == "idx":
                 args.append("idx")
+            elif kind == "cst":
+                args.append("#0.75")
             elif kind == "out":
                 args.append(t)
             elif kind == "n":
@@ -2007,6 +2011,11 @@ class Gen:
             fn.params.append(("n", "n"))
         for s in fn.scalars:
             fn.params.append(("scal", s))
+        # issue 8: a CHAD_INACTIVE scalar (data: no shadow); the harness and
+        # callers pass a constant
+        fn.cst = self.rv.random() < 0.15
+        if fn.cst:
+            fn.params.append(("cst", "c0"))
         if fn.intparam:
             fn.params.insert(r.randint(0, len(fn.params)), ("int", fn.intparam[0]))
         # structs: parameters, a struct result, locals (their own stream)
@@ -2085,8 +2094,12 @@ class Gen:
                 # a struct passed by value is a copy: its floating fields
                 # may be assigned
                 fn.mutable += [sp.acc + path for path, kind, _ in sp.st.leaves() if kind == "f"]
+        if fn.cst:
+            reads.append("c0")
         c = Ctx(fn, fn.scalars, reads, ints)
         body = [S(self, "raw", d, [], fixed=True) for d in sarr_decls]
+        if fn.cst:  # read by some expression, or not at all
+            body.append(S(self, "raw", "(void)c0;", [], fixed=True))
         for sp in fn.sparams:
             if sp.mode == "arr" and self.rsa.random() < 0.5:
                 # a pointer walked through the array of structs (8.30)
@@ -2260,6 +2273,8 @@ def signature(fn, name, annotated):
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
             ps.append("const int *idx")
+        elif kind == "cst":
+            ps.append("%s%s %s" % ("CHAD_INACTIVE " if annotated else "", T, nm))
         elif kind in ("out", "inout"):
             ps.append("%s *%s" % (T, nm))
         elif kind == "n":
@@ -2470,6 +2485,8 @@ def wrappers(g, fn):
                     a.append("bin + %d" % off[nm])
             elif kind == "idx":
                 a.append("gen_idx")
+            elif kind == "cst":
+                a.append("(%s)0.75" % T)
             elif kind == "out":
                 a.append("out")
                 if mode == "fwd":
