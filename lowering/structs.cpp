@@ -961,15 +961,16 @@ Expr *Flattener::leafLvalue(Leaf *l, SourceLocation loc,
 Expr *Flattener::arrayArg(Leaf *l, SourceLocation loc,
                           const std::vector<const Expr *> &index) {
   Expr *r = ref(l->decl, loc);
+  Expr *base = l->decl->getType()->isArrayType() // a local array decays
+                   ? ImplicitCastExpr::Create(ctx, ctx.getPointerType(l->elem),
+                                              CK_ArrayToPointerDecay, r, nullptr,
+                                              VK_PRValue, FPOptionsOverride())
+                   : rvalue(r);
   if (l->stride && !index.empty())
-    return BinaryOperator::Create(ctx, rvalue(r), offset(l, index, 0, loc), BO_Add,
-                                  r->getType().getUnqualifiedType(), VK_PRValue,
+    return BinaryOperator::Create(ctx, base, offset(l, index, 0, loc), BO_Add,
+                                  base->getType().getUnqualifiedType(), VK_PRValue,
                                   OK_Ordinary, loc, FPOptionsOverride());
-  if (l->decl->getType()->isArrayType())
-    return ImplicitCastExpr::Create(ctx, ctx.getPointerType(l->elem),
-                                    CK_ArrayToPointerDecay, r, nullptr,
-                                    VK_PRValue, FPOptionsOverride());
-  return rvalue(r);
+  return base;
 }
 
 Expr *Flattener::elementLvalue(Leaf *l, long long k, SourceLocation loc,
@@ -1386,12 +1387,17 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
         args.push_back(arrayArg(l, loc, from.index));
       } else if (pl.kind == LeafKind::Float || pl.kind == LeafKind::Int) {
         if (pl.outScalar) {
-          if (!l->outScalar)
-            fail(a->getBeginLoc(), "'" + name + "' writes field '" +
-                                       pl.path() + "' of '" + text(a) +
-                                       "', which this function holds as a "
-                                       "value; not supported");
-          args.push_back(rvalue(ref(l->decl, loc)));
+          if (from.sv->role == StructRole::LocalArray) {
+            // the field's element of the local array, as a view of it
+            args.push_back(arrayArg(l, loc, from.index));
+          } else {
+            if (!l->outScalar)
+              fail(a->getBeginLoc(), "'" + name + "' writes field '" +
+                                         pl.path() + "' of '" + text(a) +
+                                         "', which this function holds as a "
+                                         "value; not supported");
+            args.push_back(rvalue(ref(l->decl, loc)));
+          }
         } else {
           args.push_back(rvalue(leafLvalue(l, loc, from.index)));
         }

@@ -3,7 +3,8 @@
  * written and read at run-time indices (`q[i].x = ...`, `q[i].w[k]`), a
  * struct copied whole into and out of the array (`q[j] = t`, `t = q[i]`),
  * local pointers into it walked and written through (`p->x *= a`), one
- * struct of it passed to a differentiable callee (`&q[i]`), integer fields
+ * struct of it passed to a differentiable callee that reads it or updates
+ * it (`&q[i]`, in loops), integer fields
  * as indices, structs copied in from a parameter's array of structs,
  * `sizeof` of the array and of one struct, and a struct type declared
  * with the array (`struct Acc { ... } acc[2];`). Checked against finite differences, by forward / reverse
@@ -82,6 +83,30 @@ double gather(const Pt *p, int n, double a) {
     return s;
 }
 
+/* a callee that reads and writes one struct of the array (&q[i]) */
+CHAD_DIFFERENTIABLE
+static void advance(Pt *p, double h) {
+    p->x += h * p->y;
+    p->y = p->y * (1 - h) + h * sin(p->x) * (p->tag + 1);
+}
+
+CHAD_DIFFERENTIABLE
+double updated(const double *x, int n, double a) {
+    Pt q[6];
+    for (int i = 0; i < n; i++) {
+        q[i].x = x[i];
+        q[i].y = a;
+        q[i].tag = i % 2;
+    }
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < n; i++)
+            advance(&q[i], 0.25 * a);
+    double r = 0;
+    for (int i = 0; i < n; i++)
+        r += q[i].x * q[i].y;
+    return r;
+}
+
 /* the struct type declared in the array's declaration */
 CHAD_DIFFERENTIABLE
 double inline_type(const double *x, int n, double a) {
@@ -144,6 +169,7 @@ static void gather_wrev(const double *x, double *xb, double *y, const double *yb
 WRAPS(scratch)
 WRAPS(copies)
 WRAPS(inline_type)
+WRAPS(updated)
 
 int main(void) {
     static const int sizes[] = {1, 2, 5, 6};
@@ -162,6 +188,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "a struct type declared with the array, a pointer into it", p.f = inline_type_w,
         p.fwd = inline_type_wfwd, p.rev = inline_type_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "one struct of the array updated by a callee, in loops", p.f = updated_w,
+        p.fwd = updated_wfwd, p.rev = updated_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
         c.n = gathered[s];
         p.nin = 2 * c.n + 1;
