@@ -1688,6 +1688,17 @@ class Gen:
                               ["init", "desig", "fields"])
         out = []
         backing = {}
+        if not st.has_ptr and self.rlp.random() < 0.2:
+            # issue 8: a local array of structs, every field of every
+            # element assigned; each element is then a struct local
+            # (read, copied, passed by value or by address)
+            k = self.rlp.choice([2, 3])
+            out.append(S(self, "raw", "%s %s[%d];" % (spell, nm, k), fixed=True))
+            for e in range(k):
+                out += self.assign_fields(c, st, "%s[%d]." % (nm, e))
+            for e in range(k):
+                self.add_local(c, "%s[%d]" % (nm, e), st)
+            return out
         if form == "fields":
             for path, kind, info in st.leaves():
                 if kind == "p":  # the data the pointer field will point to
