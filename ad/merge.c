@@ -36,24 +36,9 @@ static bool plain_accum(const Merge *s, const Bindings *b, int k) {
          !varmap_has(&s->uses, b->vars.items[k]);
 }
 
-/* May this binding stand between the two accumulations? */
-static bool harmless(const Expr *rhs) {
-  switch (rhs->kind) {
-  case E_CONST:
-  case E_VAR:
-  case E_PRIM:
-  case E_TUPLE:
-  case E_GET:
-    return !type_holds_array(rhs->type);
-  case E_ACCUM:
-    return rhs->index == 0;
-  default:
-    return false;
-  }
-}
-
 /* The next binding after k that accumulates into the same element as k,
- * with only harmless bindings before it; -1 when there is none. */
+ * with only bindings that commute with accumulations before it; -1 when
+ * there is none. */
 static int merged_into(const Merge *s, const Bindings *b, int k) {
   const Expr *first = b->rhss.items[k];
   for (int at = k + 1; at < b->vars.len; at++) {
@@ -61,7 +46,7 @@ static int merged_into(const Merge *s, const Bindings *b, int k) {
     if (plain_accum(s, b, at) && atom_eq(r->args[0], first->args[0]) &&
         atom_eq(r->args[1], first->args[1]) && type_eq(r->args[2]->type, first->args[2]->type))
       return at;
-    if (!harmless(r))
+    if (!commutes_with_accums(r))
       return -1;
   }
   return -1;

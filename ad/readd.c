@@ -33,31 +33,16 @@ static bool is_zero(const Expr *e) {
   return e->kind == E_CONST && (e->type->kind == TY_INT ? e->ival == 0 : e->fval == 0);
 }
 
-/* May this binding stand between the store and the accumulation? */
-static bool harmless(const Expr *rhs) {
-  switch (rhs->kind) {
-  case E_CONST:
-  case E_VAR:
-  case E_PRIM:
-  case E_TUPLE:
-  case E_GET:
-    return !type_holds_array(rhs->type);
-  case E_ACCUM:
-    return rhs->index == 0;
-  default:
-    return false;
-  }
-}
-
 /* The binding after `from` that accumulates x into b at i, with only
- * harmless bindings before it; -1 when there is none. */
+ * bindings that commute with accumulations before it; -1 when there is
+ * none. */
 static int readded_at(const Bindings *b, int from, const Expr *buf, const Expr *i, const Var *x) {
   for (int k = from + 1; k < b->vars.len; k++) {
     Expr *r = b->rhss.items[k];
     if (r->kind == E_ACCUM && r->index == 0 && atom_eq(r->args[0], buf) &&
         atom_eq(r->args[1], i) && r->args[2]->kind == E_VAR && r->args[2]->var == x)
       return k;
-    if (!harmless(r))
+    if (!commutes_with_accums(r))
       return -1;
   }
   return -1;

@@ -420,3 +420,18 @@ Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), voi
   }
   return c ? c : r;
 }
+
+bool commutes_with_accums(const Expr *rhs) {
+  switch (rhs->kind) {
+  case E_CONST:
+  case E_VAR:
+  case E_PRIM:
+  case E_TUPLE:
+  case E_GET:
+    return !type_holds_array(rhs->type);
+  case E_ACCUM:
+    return rhs->index == 0;
+  default:
+    return false;
+  }
+}

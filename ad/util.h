@@ -78,6 +78,12 @@ void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);
  * itself when f returned every block unchanged. */
 Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), void *ctx);
 
+/* May a binding with right-hand side rhs stand between two effects on one
+ * element of a cotangent buffer without changing what they do: arithmetic
+ * on numbers (no arrays), or an accumulation (which commutes with the
+ * others). A read, a store or a call may not. (readd.c, merge.c) */
+bool commutes_with_accums(const Expr *rhs);
+
 /* Replaces references to variables in `subst` (Var* -> Expr* atom) by the
  * mapped atoms; returns a new tree sharing unchanged leaves. */
 Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);

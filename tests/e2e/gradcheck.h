@@ -707,4 +707,24 @@ static inline void gca_check_random(const struct gca_problem *p, int npts, doubl
     gca_check(p, npts, pts);
 }
 
+/* GCA_WRAP_XNA(f): f_w, f_wfwd and f_wrev for gca_problem, for
+ * `double f(const double *x, int n, double a)` with ctx a struct gca_n:
+ * inputs x[0..n) then a, one output. */
+struct gca_n {
+    int n;
+};
+#define GCA_WRAP_XNA(f)                                                                           \
+    static void f##_w(const double *x, double *y, void *c) {                                      \
+        const struct gca_n *k = c;                                                                 \
+        y[0] = f(x, k->n, x[k->n]);                                                                \
+    }                                                                                              \
+    static void f##_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {     \
+        const struct gca_n *k = c;                                                                 \
+        y[0] = f##_fwd(x, dx, k->n, x[k->n], dx[k->n], &dy[0]);                                    \
+    }                                                                                              \
+    static void f##_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {     \
+        const struct gca_n *k = c;                                                                 \
+        y[0] = f##_rev(x, xb, k->n, x[k->n], &xb[k->n], yb[0]);                                    \
+    }
+
 #endif /* CHAD_GRADCHECK_H */

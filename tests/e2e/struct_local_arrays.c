@@ -121,27 +121,26 @@ double inline_type(const double *x, int n, double a) {
     return acc[0].s * acc[1].s + acc[0].count - acc[1].count * a;
 }
 
-struct ctx { int n; };
 
 static void pack(Pt *p, const double *x, int n) {
     for (int i = 0; i < n; i++)
         p[i].x = x[2 * i], p[i].y = x[2 * i + 1], p[i].tag = i % 2;
 }
 static void gather_w(const double *x, double *y, void *c) {
-    const struct ctx *k = c;
+    const struct gca_n *k = c;
     Pt p[5];
     pack(p, x, k->n);
     y[0] = gather(p, k->n, x[2 * k->n]);
 }
 static void gather_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
-    const struct ctx *k = c;
+    const struct gca_n *k = c;
     Pt p[5], dp[5];
     pack(p, x, k->n);
     pack(dp, dx, k->n);
     y[0] = gather_fwd(p, dp, k->n, x[2 * k->n], dx[2 * k->n], &dy[0]);
 }
 static void gather_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
-    const struct ctx *k = c;
+    const struct gca_n *k = c;
     Pt p[5], pb[5];
     pack(p, x, k->n);
     pack(pb, xb, k->n);
@@ -153,28 +152,15 @@ static void gather_wrev(const double *x, double *xb, double *y, const double *yb
     }
 }
 
-#define WRAPS(f)                                                                                  \
-    static void f##_w(const double *x, double *y, void *c) {                                      \
-        const struct ctx *k = c;                                                                   \
-        y[0] = f(x, k->n, x[k->n]);                                                                \
-    }                                                                                              \
-    static void f##_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {     \
-        const struct ctx *k = c;                                                                   \
-        y[0] = f##_fwd(x, dx, k->n, x[k->n], dx[k->n], &dy[0]);                                    \
-    }                                                                                              \
-    static void f##_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {     \
-        const struct ctx *k = c;                                                                   \
-        y[0] = f##_rev(x, xb, k->n, x[k->n], &xb[k->n], yb[0]);                                    \
-    }
-WRAPS(scratch)
-WRAPS(copies)
-WRAPS(inline_type)
-WRAPS(updated)
+GCA_WRAP_XNA(scratch)
+GCA_WRAP_XNA(copies)
+GCA_WRAP_XNA(inline_type)
+GCA_WRAP_XNA(updated)
 
 int main(void) {
     static const int sizes[] = {1, 2, 5, 6};
     static const int gathered[] = {1, 2, 4, 5};
-    struct ctx c;
+    struct gca_n c;
     struct gca_problem p = {0};
     p.ctx = &c, p.prec = GC_DOUBLE, p.nout = 1;
     for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
