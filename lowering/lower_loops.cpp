@@ -1217,9 +1217,13 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
     Var *broken = env.vars[done];
     Expr *skip = finish(env, tail, true);
     Expr *run;
-    if (lc.h.alsoWhile.empty() || !lc.inlined.empty()) {
+    if (lc.h.alsoWhile.empty()) {
       run = lowerSeq(&rest, std::move(env), tail);
     } else { // `for (...; i < n && ok; ...)`: `if (!ok) break;` first
+      if (!lc.inlined.empty()) // a break loop has no flattened targets
+        fail(lc.h.alsoWhile[0]->getExprLoc(),
+             "loop condition part '" + text(lc.h.alsoWhile[0]) +
+                 "' in a loop flattened with the loops inside it; not supported");
       Expr *go = nullptr;
       for (const CExpr *c : lc.h.alsoWhile) {
         Expr *t = lowerCondition(c, env);
@@ -1230,6 +1234,12 @@ Expr *Lowerer::lowerLoopBody(LoopCtx &lc, BodySpec &spec, const Env &entry) {
     }
     return wrapInLets(bind, mkIf(mkVar(broken, loc), skip, run, loc));
   }
+  // the parts of a `&&` condition are tested only where the flag is
+  // carried; any other target of such a loop would run past them
+  if (!lc.h.alsoWhile.empty() && spec.kind != TargetKind::None)
+    fail(lc.h.alsoWhile[0]->getExprLoc(),
+         "loop condition part '" + text(lc.h.alsoWhile[0]) +
+             "' in a loop lowered without its break flag; not supported");
   Expr *e = lowerSeq(&rest, std::move(env), tail);
   return wrapInLets(bind, e);
 }
