@@ -188,6 +188,12 @@ std::string typeName(QualType t, const ASTContext &ctx) {
   return t.getAsString(pp);
 }
 
+// Where a field is declared, or `at` for a field that has no place in the
+// source (of a builtin record: va_list's __va_list_tag).
+static SourceLocation fieldLoc(const FieldDecl *f, SourceLocation at) {
+  return f->getLocation().isValid() ? f->getLocation() : at;
+}
+
 // The leaves of record `r`, depth first in field order, or an error that
 // names the field and what is wrong with it.
 void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
@@ -206,10 +212,10 @@ void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
     std::string fname = "field '" + named.path() + "'";
     QualType t = f->getType();
     if (f->isBitField())
-      fail(f->getLocation(), owner + ": bit-field '" + named.path() + "'" +
+      fail(fieldLoc(f, at), owner + ": bit-field '" + named.path() + "'" +
                                  " is not supported");
     if (f->isAnonymousStructOrUnion())
-      fail(f->getLocation(), owner + ": anonymous struct or union member "
+      fail(fieldLoc(f, at), owner + ": anonymous struct or union member "
                                      "is not supported");
     Leaf l;
     l.fields = path;
@@ -218,27 +224,27 @@ void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
       l.elem = t.getUnqualifiedType();
       out.push_back(l);
     } else if (const RecordType *rt = recordOf(t)) {
-      collectLeaves(rt->getDecl(), path, out, ctx, f->getLocation(), owner);
-    } else if (const auto *at = ctx.getAsConstantArrayType(t)) {
-      QualType e = at->getElementType();
+      collectLeaves(rt->getDecl(), path, out, ctx, fieldLoc(f, at), owner);
+    } else if (const auto *arr = ctx.getAsConstantArrayType(t)) {
+      QualType e = arr->getElementType();
       if (recordOf(e))
-        fail(f->getLocation(), owner + ": " + fname + " is an array of "
+        fail(fieldLoc(f, at), owner + ": " + fname + " is an array of "
                                        "structs; not supported");
       if (!isScalar(e))
-        fail(f->getLocation(), owner + ": " + fname + " has type '" +
+        fail(fieldLoc(f, at), owner + ": " + fname + " has type '" +
                                    typeName(t, ctx) +
                                    "'; only arrays of scalars are supported");
       l.kind = LeafKind::Array;
       l.elem = e.getUnqualifiedType();
-      l.size = (long long)at->getSize().getZExtValue();
+      l.size = (long long)arr->getSize().getZExtValue();
       out.push_back(l);
     } else if (t->isArrayType()) {
-      fail(f->getLocation(), owner + ": " + fname + " is a flexible array "
+      fail(fieldLoc(f, at), owner + ": " + fname + " is a flexible array "
                                      "member; not supported");
     } else if (const auto *pt = t.getCanonicalType()->getAs<PointerType>()) {
       QualType e = pt->getPointeeType();
       if (!isScalar(e) || e->isBooleanType())
-        fail(f->getLocation(), owner + ": " + fname + " has type '" +
+        fail(fieldLoc(f, at), owner + ": " + fname + " has type '" +
                                    typeName(t, ctx) +
                                    "'; only pointers to double, float or "
                                    "integers are supported in structs");
@@ -247,7 +253,7 @@ void collectLeaves(const RecordDecl *r, std::vector<const FieldDecl *> &path,
       l.constElems = e.isConstQualified();
       out.push_back(l);
     } else {
-      fail(f->getLocation(), owner + ": " + fname + " has type '" +
+      fail(fieldLoc(f, at), owner + ": " + fname + " has type '" +
                                  typeName(t, ctx) + "', which is not "
                                  "supported in a struct");
     }
@@ -1160,6 +1166,9 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     if (!v->hasLocalStorage())
       fail(v->getLocation(), "static struct '" + v->getNameAsString() +
                                  "' is not supported");
+    if (rt->getDecl()->isImplicit()) // va_list's __va_list_tag
+      fail(v->getLocation(), "local '" + v->getNameAsString() + "' of type '" +
+                                 typeName(v->getType(), ctx) + "' is not supported");
     auto sv = std::make_unique<StructVar>();
     sv->var = v;
     sv->name = v->getNameAsString();

@@ -44,3 +44,14 @@ double pass_whole(double a) {
   vs[1].x = a * a;
   return sum_v(vs, 2); // expect-error: cannot differentiate 'pass_whole': 'sum_v' indexes its parameter 'p' as an array of structs, and 'vs' is a local array of structs, which chad keeps as one array per field; not supported
 }
+
+/* va_list is an array of a builtin struct whose fields have no place in
+   the source: the error is at the variable (the fuzzer found it unlocated) */
+#include <stdarg.h>
+__attribute__((differentiable))
+double v(double x, ...) {
+  va_list ap; // expect-error: cannot differentiate 'v': local 'ap' of type 'va_list' is not supported
+  va_start(ap, x);
+  va_end(ap);
+  return x;
+}
