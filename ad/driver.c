@@ -183,17 +183,18 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   bool split = !func_num_outputs(f) && !expr_contains(fr->body, E_ALLOC) &&
                !expr_contains(fr->body, E_UPDATE);
   bool store = !(opt && opt->recompute);
-  Func *rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, err);
+  bool eager = false;
+  Func *rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, &eager, err);
   if (!rev && fr != written) {
     fr = written;
-    rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, err);
+    rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, &eager, err);
   }
   /* the halves cannot share an undo log (each is a function of its own):
-   * when f$rev stores residuals there, the halves come from an f$rev
-   * whose loops recompute */
+   * when f$rev stores residuals there, or runs a sum's reverse in its
+   * primal sweep, the halves come from an f$rev whose loops recompute */
   Func *for_halves = rev;
-  if (rev && split && expr_contains(rev->body, E_LOGPUSH))
-    for_halves = ad_reverse(m, fr, &names, "rev_for_halves", false, NULL, err);
+  if (rev && split && (eager || expr_contains(rev->body, E_LOGPUSH)))
+    for_halves = ad_reverse(m, fr, &names, "rev_for_halves", false, NULL, NULL, err);
   nameset_free(&names);
   if (!rev || !for_halves)
     return false;

@@ -45,6 +45,9 @@
  *    end of the primal sweep, since the restores undo them. Updates are
  *    supported at the top level of f; inside a branch or a loop body (and
  *    folds carrying arrays, 8.4) they are refused with a message.
+ *  - A sum whose cotangent can be computed before it (DESIGN 8.35) runs
+ *    each step's reverse in the primal sweep, right after the step, for
+ *    that cotangent; the reverse sweep only passes on what the steps added.
  *
  * Linear maps are left in the output for linmap_eliminate. */
 #include <string.h>
@@ -104,6 +107,16 @@ typedef struct StoreRev {
   PtrVec reread_rhs; /* ... by these `index` right-hand sides */
 } StoreRev;
 
+/* A sum whose steps' reverses ran in the primal sweep for the cotangent 1
+ * (DESIGN 8.35): what each step added to the scalars and arrays outside
+ * it, summed, which the sum's cotangent scales in the reverse sweep. */
+typedef struct EagerSum {
+  PtrVec outer;  /* Var*: scalars outside the sum the steps contribute to */
+  PtrVec totals; /* Expr* atoms: their summed contributions */
+  PtrVec arrays; /* Var*: arrays outside the sum whose buffers they add to */
+  PtrVec gbufs;  /* Expr* atoms: the buffers those additions went to */
+} EagerSum;
+
 typedef struct Rev {
   Module *m;
   Arena *a;
@@ -162,6 +175,11 @@ typedef struct Rev {
                        -> Expr*[nparams]: per written parameter, the copy of
                        the in-out array as the call read it, or the length
                        of the output (DESIGN 8.25) */
+  VarMap eager;     /* Var bound by a sum whose reverse ran in the primal
+                       sweep (DESIGN 8.35) -> its EagerSum */
+  int eager_sums;   /* how many */
+  int eager_depth;  /* > 0 while such a sum's step is generated */
+  Expr *ret_b;      /* the seed of f's return value, NULL when inactive */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
   bool failed;
@@ -1811,6 +1829,10 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
 }
 
 static bool sum_outer(Rev *s, Layer *layer, Bindings *out, PtrVec *outer, PtrVec *vals);
+static void reverse_as_sum(Rev *s, Expr *n, Var *k, Bindings *bodyb, PtrVec *outer,
+                           PtrVec *vals, Bindings *out, const char *name);
+static Expr *alloc_like(Rev *s, Bindings *out, Expr *arr, const char *name);
+static int count_uses(Rev *s, Var *v);
 
 /* Generates the step's primal and reverse for storing; NULL reason when
  * they are made (then *primal_body is the step that pushes). */
@@ -2130,6 +2152,370 @@ static void primal_update(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   bindings_push(s->a, primal, x, rhs);
 }
 
+/* ------------------------------------------------- sums reversed eagerly */
+
+/* The variables e binds, at any depth. */
+static void collect_binders(Expr *e, VarMap *out) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_LET || expr_is_loop(e)) {
+      if (e->var)
+        varmap_put(out, e->var, e->var);
+      if (e->var2)
+        varmap_put(out, e->var2, e->var2);
+    }
+    for (int i = 0; i < e->nargs; i++)
+      if (!expr_is_atom(e->args[i]))
+        collect_binders(e->args[i], out);
+  }
+}
+
+typedef struct FreeArrays {
+  const VarMap *bound;
+  VarMap seen;
+  PtrVec found; /* Var*: arrays e reads that it does not bind */
+  Arena *a;
+} FreeArrays;
+
+static void collect_free_array(Var *v, void *ctx) {
+  FreeArrays *fa = ctx;
+  if (v->type && type_holds_array(v->type) && !varmap_has(fa->bound, v) &&
+      !varmap_has(&fa->seen, v)) {
+    varmap_put(&fa->seen, v, v);
+    ptrvec_push(fa->a, &fa->found, v);
+  }
+}
+
+static bool block_only_reads(Rev *s, Expr *e, VarMap *outside);
+
+/* Does the binding x = rhs (x NULL for a block's result) only read the
+ * memory of the arrays in `outside` (arrays from outside the sum and views
+ * of them, which it adds x to when x is one more)? An element read, a
+ * length, a view, or an argument the callee does not write. */
+static bool rhs_only_reads(Rev *s, Var *x, Expr *rhs, VarMap *outside) {
+  if ((rhs->kind == E_VAR && varmap_has(outside, rhs->var)) ||
+      (rhs->kind == E_VIEW && rhs->args[0]->kind == E_VAR && varmap_has(outside, rhs->args[0]->var))) {
+    if (!x)
+      return false; /* the block yields memory from outside */
+    varmap_put(outside, x, x);
+    return true;
+  }
+  Func *g = rhs->kind == E_CALL ? module_find(s->m, rhs->name) : NULL;
+  for (int i = 0; i < rhs->nargs; i++) {
+    Expr *a = rhs->args[i];
+    if (a->kind == E_VAR) {
+      if (!varmap_has(outside, a->var))
+        continue;
+      if ((rhs->kind == E_INDEX && i == 0) || rhs->kind == E_LEN)
+        continue;
+      if (g && i < g->nparams && !func_param_written(g, i))
+        continue;
+      return false; /* updated, carried, or passed to be written */
+    }
+    if (!expr_is_atom(a) && !block_only_reads(s, a, outside))
+      return false;
+  }
+  return !expr_is_loop(rhs) || block_only_reads(s, rhs->body, outside);
+}
+
+static bool block_only_reads(Rev *s, Expr *e, VarMap *outside) {
+  for (; e->kind == E_LET; e = e->body)
+    if (!rhs_only_reads(s, e->var, e->args[0], outside))
+      return false;
+  return rhs_only_reads(s, NULL, e, outside);
+}
+
+static bool refers_to(Expr *e, const Var *v) {
+  if (!e)
+    return false;
+  if (e->kind == E_VAR)
+    return e->var == v;
+  for (int i = 0; i < e->nargs; i++)
+    if (refers_to(e->args[i], v))
+      return true;
+  return (e->kind == E_LET || expr_is_loop(e)) && refers_to(e->body, v);
+}
+
+/* The atom a as a value the primal sweep has before the top-level binding
+ * `at` of b runs: a constant, a parameter, a variable bound before it, or
+ * one bound after it by a primitive of such values (`to_f64 n`), computed
+ * again into `pre`. NULL when a depends on what `at` binds or later. */
+static Expr *known_before(Rev *s, const Bindings *b, int at, Expr *a, Bindings *pre, int depth) {
+  if (a->kind != E_VAR)
+    return expr_is_atom(a) ? a : NULL;
+  for (int i = 0; i < s->f->nparams; i++)
+    if (s->f->params[i] == a->var)
+      return a;
+  for (int i = 0; i < b->vars.len; i++) {
+    if (b->vars.items[i] != a->var)
+      continue;
+    if (i < at)
+      return a;
+    Expr *rhs = b->rhss.items[i];
+    if (i == at || depth > 4 || rhs->kind != E_PRIM || !prim_may_hoist(rhs))
+      return NULL;
+    Expr *copy = ex_clone_shallow(s->a, rhs);
+    for (int k = 0; k < rhs->nargs; k++)
+      if (!(copy->args[k] = known_before(s, b, at, rhs->args[k], pre, depth + 1)))
+        return NULL;
+    return bind(s, pre, a->var->name, copy);
+  }
+  return NULL;
+}
+
+/* The cotangent x will receive, computed in the primal sweep before x's
+ * binding (the `at`-th of f's top level b): x reaches f's result through
+ * one use at a time, each a sum, a difference, a negation, or a product or
+ * quotient by a value known before x, ending at the return value (its seed
+ * ret_b) or as the single element of an output array (its seed's element
+ * 0). NULL when it does not (the cotangent depends on what x becomes). */
+static Expr *early_ct(Rev *s, const Bindings *b, int at, Var *x, Bindings *primal) {
+  Expr *ct = NULL;
+  PtrVec factors = {0}, divisors = {0};
+  bool neg = false;
+  Var *cur = x;
+  int i = at;
+  for (;;) {
+    if (count_uses(s, cur) != 1)
+      return NULL;
+    int j = i + 1;
+    while (j < b->vars.len && !refers_to(b->rhss.items[j], cur))
+      j++;
+    Expr *r = j < b->vars.len ? b->rhss.items[j] : b->result;
+    bool first = r->nargs > 0 && r->args[0]->kind == E_VAR && r->args[0]->var == cur;
+    if (j == b->vars.len) {
+      if (r->kind == E_VAR && r->var == cur && s->ret_b && type_is_float(s->ret_b->type))
+        ct = s->ret_b;
+      break;
+    }
+    if (r->kind == E_TUPLE && j == b->vars.len - 1 && b->result->kind == E_VAR &&
+        b->result->var == b->vars.items[j]) {
+      /* f's result (ret, outputs...): the return value's seed */
+      if (first && s->ret_b && type_is_float(s->ret_b->type))
+        ct = s->ret_b;
+      break;
+    }
+    if (r->kind == E_BUILD && r->args[0]->kind == E_CONST && r->args[0]->ival == 1 &&
+        r->body->kind == E_VAR && r->body->var == cur) {
+      /* the one element of an output array whose buffer is its seed */
+      Var *y = b->vars.items[j];
+      Expr *h = varmap_get(&s->bufs, y);
+      if (h && h->kind == E_VAR && !varmap_has(&s->own_bufs, h->var) && count_uses(s, y) == 1)
+        ct = bind(s, primal, "seed", ex_index(s->a, h, ex_int(s->a, 0)));
+      break;
+    }
+    if (r->kind == E_VAR) { /* another name for it */
+      cur = b->vars.items[j];
+      i = j;
+      continue;
+    }
+    if (r->kind != E_PRIM || !type_is_float(r->type))
+      return NULL;
+    Expr *other = r->nargs == 2 ? r->args[first ? 1 : 0] : NULL;
+    if (other && other->kind == E_VAR && other->var == cur)
+      return NULL; /* x + x */
+    switch (r->op) {
+    case P_ADD:
+      break;
+    case P_SUB:
+      neg ^= !first;
+      break;
+    case P_NEG:
+      neg ^= 1;
+      break;
+    case P_MUL:
+    case P_DIV:
+      other = known_before(s, b, at, other, primal, 0);
+      if (!other || (r->op == P_DIV && !first))
+        return NULL;
+      ptrvec_push(s->a, r->op == P_MUL ? &factors : &divisors, other);
+      break;
+    default:
+      return NULL;
+    }
+    cur = b->vars.items[j];
+    i = j;
+  }
+  if (!ct)
+    return NULL;
+  for (int k = 0; k < factors.len; k++)
+    ct = bind(s, primal, "ct", ex_prim2(s->a, P_MUL, ct, factors.items[k]));
+  for (int k = 0; k < divisors.len; k++)
+    ct = bind(s, primal, "ct", ex_prim2(s->a, P_DIV, ct, divisors.items[k]));
+  if (neg)
+    ct = bind(s, primal, "ct", ex_prim1(s->a, P_NEG, ct));
+  return ct;
+}
+
+/* Where the contributions of a sum's steps to the array v from outside it
+ * go when the steps' reverses run in the primal sweep: a pure input
+ * parameter's own buffer (the caller's, never consumed), or for an array f
+ * made before the sum (a build or alloc, whose length is known) a zeroed
+ * buffer of its own, added into v's when the reverse sweep reaches the sum
+ * (v's buffer is made there). NULL for any other array. */
+static Expr *eager_buffer(Rev *s, const Bindings *b, int at, Var *v, Bindings *primal,
+                          bool *own) {
+  *own = false;
+  for (int i = 0; i < s->f->nparams; i++)
+    if (s->f->params[i] == v)
+      return func_param_class(s->f, i) == PARAM_IN_ARRAY ? varmap_get(&s->bufs, v) : NULL;
+  for (int i = 0; i < at; i++)
+    if (b->vars.items[i] == v) {
+      ExprKind k = ((Expr *)b->rhss.items[i])->kind;
+      if (k != E_BUILD && k != E_ALLOC)
+        return NULL;
+      *own = true;
+      return alloc_like(s, primal, ex_var(s->a, v), arena_printf(s->a, "%s_sum_b", v->name));
+    }
+  return NULL;
+}
+
+/* Requires: x = rhs, a sum of floats at the top level of f's primal sweep.
+ * Guarantees (when it returns true): the primal sweep runs each step and at
+ * once its reverse, for the cotangent x will receive, computed before the
+ * sum (early_ct); what the steps add to scalars outside is summed in the
+ * loop, what they add to arrays outside goes to their buffers (or to
+ * buffers of their own, eager_buffer); x's backprop passes those on
+ * (DESIGN 8.35). This is the sum's reverse with one run of the step
+ * instead of two. */
+static bool primal_eager_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  if (!s->may_store || s->nesting > 0 || s->store_depth > 0 || !type_is_float(rhs->type))
+    return false;
+  Bindings top;
+  bindings_of(s->a, s->body, &top);
+  int at = 0;
+  while (at < top.vars.len && top.vars.items[at] != x)
+    at++;
+  if (at == top.vars.len)
+    return false;
+  VarMap bound = {0};
+  collect_binders(rhs->body, &bound);
+  FreeArrays fa = {.bound = &bound, .a = s->a};
+  expr_visit_vars(rhs->body, collect_free_array, &fa);
+  varmap_free(&bound);
+  VarMap outside = {0};
+  bool ok = true;
+  for (int i = 0; i < fa.found.len; i++) {
+    Var *v = fa.found.items[i];
+    ok = ok && v->type->kind == TY_ARRAY;
+    varmap_put(&outside, v, v);
+  }
+  ok = ok && block_only_reads(s, rhs->body, &outside);
+  varmap_free(&outside);
+  varmap_free(&fa.seen);
+  if (!ok)
+    return false;
+
+  /* everything bound from here to the loop is dropped if it fails */
+  Bindings pre = {0};
+  EagerSum *es = arena_alloc(s->a, sizeof *es);
+  *es = (EagerSum){0};
+  VarMap bufs = {0}, own = {0};
+  varmap_copy_into(&bufs, &s->bufs);
+  varmap_copy_into(&own, &s->own_bufs);
+  for (int i = 0; i < fa.found.len && ok; i++) {
+    Var *v = fa.found.items[i];
+    if (!varmap_get(&s->bufs, v))
+      continue; /* inactive */
+    bool mine;
+    Expr *g = eager_buffer(s, &top, at, v, &pre, &mine);
+    ok = g != NULL;
+    if (ok && mine) {
+      ptrvec_push(s->a, &es->arrays, v);
+      ptrvec_push(s->a, &es->gbufs, g);
+      varmap_put(&s->bufs, v, g);
+    }
+  }
+  Expr *ct = ok ? early_ct(s, &top, at, x, &pre) : NULL;
+  if (!ct) {
+    varmap_free(&s->bufs);
+    varmap_free(&s->own_bufs);
+    s->bufs = bufs;
+    s->own_bufs = own;
+    return false;
+  }
+  varmap_free(&own);
+
+  Layer layer = {.parent = s->layer};
+  s->layer = &layer;
+  Bindings step = {0}, rev = {0};
+  bool failed = s->failed;
+  Diag err = *s->err;
+  s->nesting++;
+  s->eager_depth++;
+  Expr *r = rev_block(s, rhs->body, ct, &step, &rev);
+  s->eager_depth--;
+  s->nesting--;
+  s->layer = layer.parent;
+  ok = sum_outer(s, &layer, &rev, &es->outer, &es->totals) && !s->failed;
+  varmap_free(&layer.contribs);
+  varmap_free(&s->bufs);
+  s->bufs = bufs;
+  if (!ok) {
+    s->failed = failed;
+    *s->err = err;
+    return false;
+  }
+  for (int i = 0; i < pre.vars.len; i++)
+    bindings_push(s->a, primal, pre.vars.items[i], pre.rhss.items[i]);
+  for (int i = 0; i < rev.vars.len; i++)
+    bindings_push(s->a, &step, rev.vars.items[i], rev.rhss.items[i]);
+
+  /* fold n (init, 0...) (k acc): (acc.0 + r, acc.i + total_i) */
+  int n = es->outer.len + 1;
+  Type **ts = arena_alloc(s->a, sizeof(Type *) * (size_t)n);
+  Expr **init = arena_alloc(s->a, sizeof(Expr *) * (size_t)n);
+  Expr **next = arena_alloc(s->a, sizeof(Expr *) * (size_t)n);
+  Var *st = var_new(s->a, nameset_fresh(s->names, s->a, "acc"), NULL);
+  ts[0] = rhs->type;
+  init[0] = rhs->nargs == 2 ? rhs->args[1] : ex_const(s->a, rhs->type, 0.0);
+  for (int i = 1; i < n; i++) {
+    ts[i] = ((Var *)es->outer.items[i - 1])->type;
+    init[i] = ex_const(s->a, ts[i], 0.0);
+  }
+  st->type = ty_tuple(s->a, n, ts);
+  for (int i = 0; i < n; i++) {
+    Expr *part = bind(s, &step, "acc", ex_get(s->a, i, ex_var(s->a, st)));
+    Expr *add = i == 0 ? r : es->totals.items[i - 1];
+    next[i] = bind(s, &step, "acc", ex_prim2(s->a, P_ADD, part, add));
+  }
+  Expr *res = ex_tuple(s->a, n, next);
+  res->type = st->type;
+  Expr *init_t = ex_tuple(s->a, n, init);
+  init_t->type = st->type;
+  Expr *loop = ex_fold(s->a, rhs->args[0], init_t, rhs->var, st, bindings_build(s->a, &step, res));
+  loop->type = st->type;
+  loop->loc = rhs->loc;
+  Expr *all = bind(s, primal, arena_printf(s->a, "%s_eager", x->name), loop);
+  bindings_push(s->a, primal, x, ex_get(s->a, 0, all));
+  for (int i = 1; i < n; i++)
+    es->totals.items[i - 1] = bind(s, primal, "sum_b", ex_get(s->a, i, all));
+  varmap_put(&s->eager, x, es);
+  s->eager_sums++;
+  if (s->dump)
+    fprintf(s->dump, "chad: %s: the sum at line %d runs each step's reverse in the primal sweep "
+                     "(its cotangent is known before it)\n",
+            s->f->name, rhs->loc.line);
+  return true;
+}
+
+/* The reverse of a sum reversed in the primal sweep: what the steps added
+ * is passed on to the scalars and the arrays made in f. */
+static void backprop_eager_sum(Rev *s, Expr *rhs, EagerSum *es, Expr *ct, Bindings *out) {
+  if (rhs->nargs == 2)
+    add_contrib(s, rhs->args[1], -1, ct);
+  for (int i = 0; i < es->outer.len; i++)
+    add_contrib(s, ex_var(s->a, es->outer.items[i]), -1, es->totals.items[i]);
+  for (int i = 0; i < es->arrays.len; i++) {
+    Expr *g = es->gbufs.items[i], *h = varmap_get(&s->bufs, es->arrays.items[i]);
+    Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
+    Bindings body = {0};
+    Expr *gk = bind(s, &body, "g", ex_index(s->a, g, ex_var(s->a, k)));
+    bind(s, &body, "acc", ex_accum(s->a, h, ex_var(s->a, k), gk));
+    PtrVec none = {0};
+    reverse_as_sum(s, ex_len(s->a, g), k, &body, &none, &none, out, "added");
+  }
+}
+
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if ((rhs->kind == E_IF || expr_is_loop(rhs)) && expr_contains(rhs, E_UPDATE)) {
     const char *why = NULL;
@@ -2156,7 +2542,7 @@ static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     primal_call(s, x, rhs, primal);
   else if (rhs->kind == E_IF)
     primal_if(s, x, rhs, primal);
-  else
+  else if (!(rhs->kind == E_SUM && primal_eager_sum(s, x, rhs, primal)))
     bindings_push(s->a, primal, x, rhs);
 }
 
@@ -3086,6 +3472,11 @@ static void backprop_build(Rev *s, Var *x, Expr *rhs, Bindings *out) {
 }
 
 static void backprop_sum(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  EagerSum *es = varmap_get(&s->eager, x);
+  if (es) {
+    backprop_eager_sum(s, rhs, es, ct, out);
+    return;
+  }
   if (rhs->nargs == 2) /* sum-from: the initial value is added unchanged */
     add_contrib(s, rhs->args[1], -1, ct);
   Bindings bodyb = {0};
@@ -3551,9 +3942,42 @@ static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
  * (given the cotangent `ct` of e's result, NULL for none); returns e's
  * result atom. Contributions to variables bound outside e stay recorded in
  * the current layer. */
+/* In the step of a sum reversed in the primal sweep, an array built by a
+ * body that runs a fold or a while (GMM's main_term, one Qtimesx per
+ * element) is built by a fold that updates it instead: a build's reverse
+ * runs each element's body again, where a fold's steps store their
+ * residuals (8.22), and the step's reverse follows at once, so nothing
+ * runs twice (DESIGN 8.35). */
+static void builds_as_folds(Rev *s, Bindings *b) {
+  Bindings out = {0};
+  for (int i = 0; i < b->vars.len; i++) {
+    Var *x = b->vars.items[i];
+    Expr *rhs = b->rhss.items[i];
+    if (rhs->kind != E_BUILD || x->type->kind != TY_ARRAY || !type_is_float(x->type->elem) ||
+        !(expr_contains(rhs->body, E_FOLD) || expr_contains(rhs->body, E_WHILE))) {
+      bindings_push(s->a, &out, x, rhs);
+      continue;
+    }
+    Expr *a0 = bind(s, &out, arena_printf(s->a, "%s_0", x->name), ex_alloc(s->a, x->type, rhs->args[0]));
+    Var *st = var_new(s->a, nameset_fresh(s->names, s->a, x->name), x->type);
+    Bindings body;
+    bindings_of(s->a, rhs->body, &body);
+    Expr *next = bind(s, &body, x->name,
+                      ex_update(s->a, ex_var(s->a, st), ex_var(s->a, rhs->var), body.result));
+    Expr *loop = ex_fold(s->a, rhs->args[0], a0, rhs->var, st, bindings_build(s->a, &body, next));
+    loop->type = x->type;
+    loop->loc = rhs->loc;
+    bindings_push(s->a, &out, x, loop);
+  }
+  out.result = b->result;
+  *b = out;
+}
+
 static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *reverse) {
   Bindings b;
   bindings_of(s->a, e, &b);
+  if (s->eager_depth > 0)
+    builds_as_folds(s, &b);
   /* Buffers first: the reverse of an if's branch is generated during the
    * primal pass, and it may add into an array bound before the if. */
   make_buffers(s, &b, reverse);
@@ -3761,6 +4185,19 @@ static Expr *outputs_as_tuple(Rev *s, Func *f) {
  * updates in y's memory, and the caller must get f's final values. One
  * copy per output array, never per write. Returns f's body, rewritten when
  * needed. */
+/* Is y bound by a build at the top level of b and named by nothing but
+ * b's result (the last binding)? */
+static bool built_for_result(const Bindings *b, Var *y) {
+  bool built = false;
+  for (int i = 0; i + 1 < b->vars.len; i++) {
+    if (b->vars.items[i] == y)
+      built = ((Expr *)b->rhss.items[i])->kind == E_BUILD;
+    else if (refers_to(b->rhss.items[i], y))
+      return false;
+  }
+  return built;
+}
+
 static Expr *copy_updated_outputs(Rev *s, Func *f) {
   if (!func_num_outputs(f) || !expr_contains(f->body, E_UPDATE))
     return f->body;
@@ -3770,6 +4207,7 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
   if (!tup || tup->kind != E_TUPLE)
     return f->body;
   Expr *copy = ex_clone_shallow(s->a, tup);
+  bool copied = false;
   /* the classes of the written parameters, in the result's order: an
    * in-out array is made final by running f again (emit/emit_c.c) */
   PtrVec classes = {0};
@@ -3782,6 +4220,9 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
       continue;
     if (j - 1 < classes.len && (long)classes.items[j - 1] == PARAM_INOUT_ARRAY)
       continue;
+    if (built_for_result(&b, y->var))
+      continue; /* no update reaches it, so no restore undoes it */
+    copied = true;
     Expr *n = bind(s, &b, "n", ex_len(s->a, y));
     Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
     Bindings body = {0};
@@ -3789,12 +4230,14 @@ static Expr *copy_updated_outputs(Rev *s, Func *f) {
     copy->args[j] = bind(s, &b, arena_printf(s->a, "%s_final", y->var->name),
                          ex_build(s->a, n, k, bindings_build(s->a, &body, yk)));
   }
+  if (!copied)
+    return f->body;
   Expr *res = bind(s, &b, "res", copy);
   return bindings_build(s->a, &b, res);
 }
 
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, bool may_store,
-                 FILE *dump, Diag *err) {
+                 FILE *dump, bool *eager, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err,
            .may_store = may_store, .dump = dump};
   Func copied = *f;
@@ -3841,6 +4284,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
     ret_b = ex_var(s.a, rb);
   }
   Bindings primal = {0}, reverse = {0};
+  s.ret_b = ret_b;
   seed_outputs(&s, f, &seeds, &reverse);
   Expr *r = rev_block(&s, f->body, result_seed(&s, f, ret_b), &primal, &reverse);
   PtrVec cts = {0};
@@ -3887,6 +4331,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.copy_of);
   varmap_free(&s.logged);
   varmap_free(&s.own_bufs);
+  varmap_free(&s.eager);
   varmap_free(&s.fold_mark);
   varmap_free(&s.inout);
   varmap_free(&s.stored);
@@ -3894,5 +4339,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   for (int i = 0; i < s.store_revs.len; i++)
     varmap_free(&((StoreRev *)s.store_revs.items[i])->address);
   varmap_free(&s.unlogged);
+  if (eager)
+    *eager = s.eager_sums > 0;
   return s.failed ? NULL : g;
 }

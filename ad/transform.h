@@ -15,11 +15,13 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names);
  * (result, (cotangents of active scalar params)); array cotangents are
  * added into the buffers. NULL with a message for what it cannot do. */
 /* f$<suffix> is the reverse derivative ("rev"); may_store: loops may store
- * their residuals on the undo log (DESIGN 8.22), not in an f$rev to be
- * split into halves (the log is one function's); dump:
- * where the store-or-recompute decisions are shown, or NULL. */
+ * their residuals on the undo log (DESIGN 8.22) and sums may run their
+ * reverse in the primal sweep (8.35), not in an f$rev to be split into
+ * halves (the log is one function's); *eager (when not NULL) says whether
+ * a sum did; dump: where the store-or-recompute decisions are shown, or
+ * NULL. */
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, bool may_store,
-                 FILE *dump, Diag *err);
+                 FILE *dump, bool *eager, Diag *err);
 
 /* f's body with every call to a callee that has no reverse halves
  * replaced by the callee's body (ad/inline.c); the body itself when there

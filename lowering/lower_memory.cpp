@@ -185,6 +185,39 @@ bool Lowerer::registerScratch(const VarDecl *v) {
   return true;
 }
 
+// The number of elements d's allocation (`malloc(n * sizeof *d)`,
+// `calloc(n, sizeof(double))`, never realloc'd into d) makes, as C wrote
+// it: one factor `count` (the rest sizeof and constants making one
+// element), or with count null the constant `constant`. False for any
+// other initialiser.
+bool Lowerer::allocationCount(const VarDecl *d, const CExpr *&count, long long &constant) {
+  const CallExpr *c = allocationCall(d->getInit());
+  if (!c || memFunction(c) == MemFn::Realloc || c->getNumArgs() != memArity(memFunction(c)))
+    return false;
+  std::vector<const CExpr *> factors;
+  for (unsigned i = 0; i < c->getNumArgs(); i++)
+    productFactors(c->getArg(i), factors, ctx);
+  long long esize = ctx.getTypeSizeInChars(d->getType()->getPointeeType()).getQuantity();
+  long long bytes = 1;
+  count = nullptr;
+  for (const CExpr *f : factors) {
+    CExpr::EvalResult r;
+    if (f->isValueDependent() || !f->EvaluateAsInt(r, ctx) || r.HasSideEffects) {
+      if (count)
+        return false;
+      count = f;
+      continue;
+    }
+    llvm::APSInt v = r.Val.getInt();
+    if (v.isNegative() || v.getActiveBits() > 40 || (bytes *= v.getExtValue()) > (1LL << 40))
+      return false;
+  }
+  if (esize <= 0 || bytes % esize != 0)
+    return false;
+  constant = bytes / esize;
+  return !count || constant == 1;
+}
+
 // The number of elements of type `elem` in the byte count that is the
 // product of `sizeArgs` (calloc's two arguments, or one), as an int
 // expression over SSA values (not bound: it is compared structurally with

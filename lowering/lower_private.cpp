@@ -85,6 +85,137 @@ bool Lowerer::fillsWhole(const Stmt *s, const VarDecl *d) {
   return fills;
 }
 
+// Is v (a parameter or local integer) never assigned, incremented or
+// given away by address anywhere in the function?
+bool Lowerer::neverWritten(const clang::ValueDecl *v) {
+  bool written = false;
+  std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
+    if (!s || written)
+      return;
+    const CExpr *target = nullptr;
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
+      target = b->getLHS();
+    else if (const auto *u = dyn_cast<UnaryOperator>(s);
+             u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf))
+      target = u->getSubExpr();
+    if (const auto *r = target ? dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts()) : nullptr;
+        r && r->getDecl() == v)
+      written = true;
+    for (const Stmt *c : s->children())
+      walk(c);
+  };
+  walk(fd->getBody());
+  return !written;
+}
+
+// Is `bound` d's number of elements, by the same unchanging value: the
+// constant size of a fixed-size array, or the variable or constant n of
+// `malloc(n * sizeof ...)`, `calloc(n, sizeof ...)` or `double d[n]`?
+bool Lowerer::sameCount(const CExpr *bound, const VarDecl *d) {
+  bound = bound->IgnoreParenImpCasts();
+  clang::Expr::EvalResult r;
+  long long constant = -1;
+  if (bound->EvaluateAsInt(r, ctx))
+    constant = r.Val.getInt().getExtValue();
+  const auto *bref = dyn_cast<DeclRefExpr>(bound);
+  const clang::ValueDecl *bvar = bref ? bref->getDecl() : nullptr;
+  if (constant < 0 && !(bvar && (isa<clang::ParmVarDecl>(bvar) || isa<VarDecl>(bvar)) &&
+                        bvar->getType()->isIntegerType() && neverWritten(bvar)))
+    return false;
+  auto same = [&](const CExpr *n) {
+    n = n->IgnoreParenImpCasts();
+    clang::Expr::EvalResult nr;
+    if (constant >= 0)
+      return n->EvaluateAsInt(nr, ctx) && nr.Val.getInt().getExtValue() == constant;
+    const auto *nref = dyn_cast<DeclRefExpr>(n);
+    return nref && nref->getDecl() == bvar;
+  };
+  const ArrayInfo &info = arrays.at(d);
+  if (info.fixedSize >= 0 && info.cols == 0)
+    return constant == info.fixedSize;
+  if (const auto *vla = ctx.getAsVariableArrayType(d->getType()))
+    return same(vla->getSizeExpr());
+  const CExpr *count;
+  long long constantCount;
+  if (!allocationCount(d, count, constantCount) || !neverWritten(d))
+    return false; /* not allocated once and kept */
+  return count ? same(count) : constant == constantCount;
+}
+
+// Is f `for (i = 0; i < n; i++) { ... d[i] = e; ... }`, with n d's number
+// of elements, the assignment unconditional at the top level of the body,
+// nothing else in the loop naming d, and nothing leaving an iteration
+// early? Then each run of f writes every element of d before anything
+// after it reads one.
+bool Lowerer::loopFillsWhole(const clang::ForStmt *f, const VarDecl *d) {
+  const clang::ValueDecl *i = nullptr;
+  const CExpr *start = nullptr;
+  if (const auto *ds = dyn_cast_or_null<clang::DeclStmt>(f->getInit());
+      ds && ds->isSingleDecl()) {
+    if (const auto *v = dyn_cast<VarDecl>(ds->getSingleDecl()))
+      i = v, start = v->getInit();
+  } else if (const auto *b = dyn_cast_or_null<BinaryOperator>(f->getInit());
+             b && b->getOpcode() == clang::BO_Assign) {
+    if (const auto *r = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()))
+      i = r->getDecl(), start = b->getRHS();
+  }
+  long long zero;
+  if (!i || !start || !i->getType()->isIntegerType() || !constIndex(start, zero) || zero != 0)
+    return false;
+  auto isCounter = [&](const CExpr *e) {
+    const auto *r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return r && r->getDecl() == i;
+  };
+  const auto *cond = dyn_cast_or_null<BinaryOperator>(f->getCond());
+  const CExpr *bound = nullptr;
+  if (cond && cond->getOpcode() == clang::BO_LT && isCounter(cond->getLHS()))
+    bound = cond->getRHS();
+  else if (cond && cond->getOpcode() == clang::BO_GT && isCounter(cond->getRHS()))
+    bound = cond->getLHS();
+  const auto *inc = dyn_cast_or_null<UnaryOperator>(f->getInc());
+  if (!bound || !inc || !inc->isIncrementOp() || !isCounter(inc->getSubExpr()) ||
+      !sameCount(bound, d))
+    return false;
+  bool early = false, counterWritten = false;
+  std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
+    if (!s)
+      return;
+    if (isa<clang::BreakStmt>(s) || isa<clang::ContinueStmt>(s) || isa<clang::ReturnStmt>(s) ||
+        isa<clang::GotoStmt>(s))
+      early = true;
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && isCounter(b->getLHS()))
+      counterWritten = true;
+    if (const auto *u = dyn_cast<UnaryOperator>(s);
+        u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) &&
+        isCounter(u->getSubExpr()))
+      counterWritten = true;
+    for (const Stmt *c : s->children())
+      walk(c);
+  };
+  walk(f->getBody());
+  if (early || counterWritten)
+    return false;
+  std::vector<const Stmt *> parts;
+  if (const auto *c = dyn_cast<clang::CompoundStmt>(f->getBody()))
+    parts.assign(c->body_begin(), c->body_end());
+  else
+    parts.push_back(f->getBody());
+  int naming = 0;
+  bool fills = false;
+  for (const Stmt *part : parts) {
+    if (!mentions(part, d))
+      continue;
+    naming++;
+    const auto *b = dyn_cast<BinaryOperator>(part);
+    const auto *lhs = b && b->getOpcode() == clang::BO_Assign
+                          ? dyn_cast<ArraySubscriptExpr>(b->getLHS()->IgnoreParens())
+                          : nullptr;
+    fills = lhs && arrayDecl(lhs->getBase()) == d && isCounter(lhs->getIdx()) &&
+            !mentions(b->getRHS(), d);
+  }
+  return naming == 1 && fills;
+}
+
 // How a run of s first touches d: not at all, by filling it, only inside
 // loops nested in s that each keep d private, or otherwise (a read, a write
 // of some elements, a conditional use).
@@ -117,6 +248,8 @@ Lowerer::Touch Lowerer::firstTouch(const Stmt *s, const VarDecl *d) {
     for (const Stmt *part : header)
       if (mentions(part, d))
         return Touch::Other;
+    if (const auto *f = dyn_cast<ForStmt>(s); f && loopFillsWhole(f, d))
+      return Touch::Fills;
     Touch t = firstTouch(body, d);
     return t == Touch::Fills ? Touch::Inner : t;
   }

@@ -616,13 +616,18 @@ public:
   // ---- lower_private.cpp
   enum class Touch {
     None,  // does not name the array
-    Fills, // first fills it whole, by a call's output array
+    Fills, // first fills it whole: a call's output array, or a loop
+           // writing d[i] at every i below d's length
     Inner, // names it only in nested loops, each keeping it private
     Other, // reads it, writes part of it, or uses it under a condition
   };
   bool mentions(const Stmt *s, const VarDecl *d);
   const VarDecl *wholeArrayArg(const CExpr *e);
   bool fillsWhole(const Stmt *s, const VarDecl *d);
+  bool neverWritten(const clang::ValueDecl *v);
+  bool allocationCount(const VarDecl *d, const CExpr *&count, long long &constant);
+  bool sameCount(const CExpr *bound, const VarDecl *d);
+  bool loopFillsWhole(const clang::ForStmt *f, const VarDecl *d);
   Touch firstTouch(const Stmt *s, const VarDecl *d);
   bool usedAfter(const Stmt *loop, const VarDecl *d);
   std::set<const VarDecl *> privateArrays(const LoopHeader &h, const Env &env);

@@ -783,6 +783,50 @@ static void test_store_nest(void) {
   }
 }
 
+/* DESIGN 8.35: a sum whose cotangent is known before it runs each step's
+ * reverse in the primal sweep: f$rev calls sin once per step, not twice
+ * (once more in the reverse sweep), and an output array's one element
+ * makes its seed that cotangent. Recomputing, and in the halves (whose
+ * primal half cannot know the seed), the sum is reversed as before. A
+ * square of the sum has a cotangent that depends on it: reversed as
+ * before too. */
+static void test_eager_sum(void) {
+  const char *text =
+      "(def es f64 ((x (array f64)) (n int) (w f64))\n"
+      "  (let (s (sum n (i) (let (e (index x i)) (mul e (sin (mul w e))))))\n"
+      "  (let (t (mul s 2.0))\n"
+      "  (sub t w))))\n"
+      "(def sq f64 ((x (array f64)) (n int) (w f64))\n"
+      "  (let (s (sum n (i) (let (e (index x i)) (mul e (sin (mul w e))))))\n"
+      "  (mul s s)))\n";
+  for (int recompute = 0; recompute <= 1; recompute++) {
+    Module *m = support_parse(text, CHECK_SOURCE);
+    AdOptions opt = {.recompute = recompute};
+    differentiate_all_with(m, "eager", &opt);
+    Func *rev = module_find(m, "es$rev"), *sq = module_find(m, "sq$rev");
+    Func *aug = module_find(m, "es$aug"), *bwd = module_find(m, "es$bwd");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rev);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sq);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(aug);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bwd);
+    int sins = count_prim(rev->body, P_SIN);
+    if (sins != (recompute ? 2 : 1)) {
+      fprintf(stderr, "es$rev (recompute %d) has %d sin, want %d\n", recompute, sins,
+              recompute ? 2 : 1);
+      CU_FAIL("a sum with a cotangent known before it: runs of its body");
+    }
+    CU_ASSERT_EQUAL(count_kind(rev->body, E_SUM), recompute ? 2 : 0);
+    CU_ASSERT_EQUAL(count_prim(sq->body, P_SIN), 2);
+    CU_ASSERT_EQUAL(count_prim(aug->body, P_SIN) + count_prim(bwd->body, P_SIN), 2);
+    for (int k = 0; k < 2; k++) {
+      Point p = {.fname = k ? "sq" : "es", .n = 3,
+                 .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.1}}, {.x = 3}, {.x = 0.9}}};
+      check_point(m, &p, false);
+    }
+    module_free(m);
+  }
+}
+
 /* DESIGN 8.18: a branch that makes a small array (ADBench's rotation,
  * w = rot / theta) exports its elements instead of recomputing the
  * branch in the reverse sweep, and the partials cos th of sin th and
@@ -1140,6 +1184,7 @@ int main(void) {
   CU_add_test(s, "corpus: fd, duality, aug/bwd", test_corpus);
   CU_add_test(s, "corpus, loops recomputing: fd, duality", test_corpus_recompute);
   CU_add_test(s, "store-or-recompute in a nest of three loops", test_store_nest);
+  CU_add_test(s, "a sum reversed in the primal sweep", test_eager_sum);
   CU_add_test(s, "store-or-recompute: loops in ifs, 60 deep", test_store_deep_nest);
   CU_add_test(s, "to be recorded: a nest saves only what a later reverse reads", test_tbr);
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
