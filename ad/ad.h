@@ -56,6 +56,8 @@ Expr *merge_accums(Module *m, Expr *e);      /* two accumulations into one
                                                 element: one */
 Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
                                                 before the loop (not ANF) */
+Expr *indvar_expr(Module *m, Expr *body);    /* counters a fold carries: from
+                                                its counter (not ANF) */
 Expr *hoist_reads(Module *m, Expr *body);    /* elements every step reads and
                                                 none writes: once, before the
                                                 loop (not ANF) */

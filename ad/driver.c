@@ -157,6 +157,21 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     dump_func(opt, "with loops unswitched", fu);
     fr = fu;
   }
+  /* integers a loop carries and advances by a fixed amount are read from
+   * its counter (ad/indvar.c) */
+  Expr *counted = indvar_expr(m, fr->body);
+  if (counted != fr->body) {
+    Func copy = *fr;
+    copy.body = simplify_expr(m, anf_body(m, &copy, counted));
+    Func *fc = anf_func(m, &copy);
+    if (!check_stage(m, fc, CHECK_SOURCE, "counters", err)) {
+      nameset_free(&names);
+      return false;
+    }
+    reserve_binders(&names, fc->body);
+    dump_func(opt, "with counters from the loop counter", fc);
+    fr = fc;
+  }
   /* elements every step of a loop reads and none writes are read once,
    * before it (ad/hoist.c) */
   Expr *hoisted = hoist_reads(m, fr->body);
