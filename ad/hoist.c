@@ -9,7 +9,11 @@
  * e (ad/final.c, invariant_read), instead binds before the fold
  *     h = if (gt n 0) (index A0 e) 0
  * (A0 the state's array before the loop; no read when no step runs, as in
- * the source) and v = h in the step. LICM cannot do this: it moves no
+ * the source) and v = h in the step. So does an element the step reads at
+ * such an e of an array from outside the fold that the fold only reads
+ * (GMM's xcentered[i] in Qtimesx's inner loop), which LICM would move in
+ * the primal but not in the reverse sweep, where its cotangent is added
+ * into the same element at every step. LICM cannot do this: it moves no
  * read of an array the loop updates. Reverse mode gains most: v's
  * cotangent becomes a running sum of the reverse loop, added into the
  * array's once after it, instead of a store and a load of the same
@@ -75,6 +79,35 @@ static Expr *index_before(Hoist *s, Expr *fold, const Bindings *step, Expr *e, V
   return copy;
 }
 
+/* Does e refer to v anywhere other than as the array of an element read
+ * or a length? */
+static bool used_otherwise(const Expr *e, const Var *v) {
+  if (!e)
+    return false;
+  if (e->kind == E_VAR)
+    return e->var == v;
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *a = e->args[i];
+    if (i == 0 && (e->kind == E_INDEX || e->kind == E_LEN) && a->kind == E_VAR)
+      continue;
+    if (used_otherwise(a, v))
+      return true;
+  }
+  return (e->kind == E_LET || expr_is_loop(e)) && used_otherwise(e->body, v);
+}
+
+/* Is the atom a an array from outside the fold that the fold only reads
+ * elements and the length of (never carries, updates, views or passes
+ * on), so that no step changes it? */
+static bool from_outside(const Expr *fold, const Bindings *step, const Expr *a) {
+  if (a->kind != E_VAR || a->var == fold->var2 || a->var->type->kind != TY_ARRAY)
+    return false;
+  for (int k = 0; k < step->vars.len; k++)
+    if (step->vars.items[k] == a->var)
+      return false;
+  return !used_otherwise(fold->args[1], a->var) && !used_otherwise(fold->body, a->var);
+}
+
 /* The fold with its invariant reads taken out, their bindings appended
  * to `before`; the fold itself when there are none. */
 static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
@@ -94,12 +127,15 @@ static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
     Var *v = step.vars.items[k];
     Expr *r = step.rhss.items[k];
     int field;
-    if (r->kind != E_INDEX || r->type->kind == TY_INT || !invariant_read(fr, v, &field))
+    if (r->kind != E_INDEX || r->type->kind == TY_INT)
+      continue;
+    bool outer = from_outside(fold, &step, r->args[0]);
+    if (!outer && !invariant_read(fr, v, &field))
       continue;
     Expr *at = index_before(s, fold, &step, r->args[1], &copies, before, 0);
     if (!at)
       continue;
-    Expr *arr = initial_array(s, fold, field, before);
+    Expr *arr = outer ? r->args[0] : initial_array(s, fold, field, before);
     Var *go = var_new(s->a, arena_printf(s->a, "hoisted_go_%d", s->made), ty_int());
     bindings_push(s->a, before, go, ex_prim2(s->a, P_GT, fold->args[0], ex_const_int(s->a, fold->args[0]->type, 0)));
     Var *h = var_new(s->a, arena_printf(s->a, "hoisted_%d", s->made++), r->type);

@@ -1,7 +1,7 @@
 /* test_passes.c: each pass on IR text, compared with expected IR text.
  *
  * A case in tests/passes is a file ending in .ir:
- *   ; pass: anf | simplify | cse | dce | licm | linmap | flatten | materialize | indvar
+ *   ; pass: anf | simplify | cse | dce | licm | linmap | flatten | materialize | indvar | hoist
  *           | unswitch | readd | merge
  *   (def ...)            the input function(s); the pass runs on the last,
  *                        after normalisation to ANF (passes require it)
@@ -41,6 +41,8 @@ static Expr *run_pass(Module *m, const char *pass, Func *f) {
     return anf_body(m, f, flatten_ifs(m, e));
   if (!strcmp(pass, "unswitch")) /* its output is normalised again */
     return anf_body(m, f, unswitch_expr(m, e));
+  if (!strcmp(pass, "hoist")) /* its output is normalised again */
+    return anf_body(m, f, hoist_reads(m, e));
   if (!strcmp(pass, "indvar")) /* its output is normalised again */
     return anf_body(m, f, indvar_expr(m, e));
   if (!strcmp(pass, "materialize"))
