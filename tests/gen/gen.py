@@ -394,6 +394,8 @@ class Gen:
         # and so do those about row-major matrices updated in place by
         # loop nests (DESIGN.md 8.31, 8.32: reads no later write changes)
         self.rmx = random.Random(seed * 236887691 + 37)
+        # a sum the return value reads linearly (DESIGN 8.35), its own stream
+        self.rls = random.Random(seed * 256203161 + 41)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -564,6 +566,36 @@ class Gen:
             # keep the magnitude of reassigned state bounded
             return S(self, "raw", "%s = #0.5 * %s + tanh({0});" % (target, target), [e])
         return S(self, "raw", "%s %s {0};" % (target, op), [e])
+
+    def linear_sum(self, c, body):
+        """A sum over the arrays that the return value adds linearly (not
+        through the tanh of every variable): its cotangent is known before
+        it, so its reverse runs in the primal sweep (DESIGN 8.35). Half the
+        time each step first fills a scratch array whole by a loop, which
+        makes it private to the step (8.17). Returns the term to add."""
+        fn = c.fn
+        fn.nvar += 1
+        iv, kv, sv = "li%d" % fn.nvar, "lk%d" % fn.nvar, "ls%d" % fn.nvar
+        lv = self.newvar(fn)
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (a, iv) for a in fn.arrays], ints=c.ints + [iv])
+        body.append(S(self, "raw", "@T %s = {0};" % lv, [self.expr(c, 1)], fixed=True))
+        step = []
+        if self.rls.random() < 0.5:
+            body.append(S(self, "raw", "@T %s[3];" % sv, fixed=True))
+            kc = lc.sub(ints=lc.ints + [kv])
+            a = self.rls.choice(fn.arrays)
+            step.append(S(self, "for", "for (int %s = 0; %s < 3; %s++)" % (kv, kv, kv),
+                          body=[S(self, "raw", "%s[%s] = {0} * %s[%s] + (@T)%s * #0.25;"
+                                  % (sv, kv, a, iv, kv), [self.expr(kc, 1)], fixed=True)],
+                          fixed=True))
+            lc = lc.sub(reads=lc.reads + ["%s[%d]" % (sv, q) for q in range(3)])
+            reads = "%s[0] * %s[2] + %s[1]" % (sv, sv, sv)
+        else:
+            reads = "%s[%s] * %s[%s]" % (self.rls.choice(fn.arrays), iv, self.rls.choice(fn.arrays), iv)
+        step.append(S(self, "raw", "%s += {0} + %s;" % (lv, reads), [self.expr(lc, 2)], fixed=True))
+        body.append(S(self, "for", "for (%s %s = 0; %s < n; %s++)" % (fn.ity, iv, iv, iv), body=step,
+                      fixed=True))
+        return " %s #0.5 * %s" % (self.rls.choice(["+", "-"]), lv)
 
     def newvar(self, fn):
         fn.nvar += 1
@@ -2151,7 +2183,8 @@ class Gen:
         if fn.souts:
             body.extend(self.struct_outputs(c))
         if fn.ret:
-            body.append(S(self, "raw", "return {0} + #0.1 * tanh({1});",
+            tail = self.linear_sum(c, body) if fn.arrays and self.rls.random() < 0.3 else ""
+            body.append(S(self, "raw", "return {0} + #0.1 * tanh({1})%s;" % tail,
                           [self.expr(c, 2), self.use_all(c)], fixed=True))
         elif fn.sret is not None:
             body.extend(self.struct_return(c))
