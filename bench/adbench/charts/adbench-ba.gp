@@ -1,21 +1,21 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.97623
-1 6.47569
-2 6.66679
-3 6.62721
+0 6.37292
+1 5.33913
+2 6.25276
+3 6.22176
 EOD
 $tool1 << EOD
-0 197.121
-1 193.67
-2 193.95
-3 221.465
+0 197.243
+1 187.618
+2 194.595
+3 190.596
 EOD
 $tool2 << EOD
-0 51.5419
-1 29.866
-2 40.8889
-3 41.481
+0 43.9349
+1 36.5188
+2 44.1011
+3 41.6487
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "/tmp/abo2/adbench-ba.png"

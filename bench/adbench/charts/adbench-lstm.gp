@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 3.12164
-1 3.01022
-2 5.09758
-3 2.89245
-4 3.15001
+0 3.05314
+1 3.07292
+2 3.15749
+3 3.45807
+4 3.19185
 EOD
 $tool1 << EOD
-0 7.23583
-1 7.2884
-2 3.73149
-3 11.2296
-4 15.854
+0 6.80594
+1 7.55171
+2 6.9586
+3 11.7389
+4 11.281
 EOD
 $tool2 << EOD
-0 587.095
-1 513.165
-2 983.207
-3 518.946
+0 531.103
+1 555.629
+2 985.173
+3 540.44
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "/tmp/abo2/adbench-lstm.png"
