@@ -29,6 +29,8 @@ bool isCustom(const clang::FunctionDecl *fd) {
   return false;
 }
 
+bool isMarkedInOut(const clang::ParmVarDecl *p) { return hasAnnotation(p, kInOutAnnotation); }
+
 bool isMarkedInactive(const clang::ParmVarDecl *p) {
   const auto *fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
   unsigned index = p->getFunctionScopeIndex();

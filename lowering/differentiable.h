@@ -25,6 +25,13 @@ bool isDifferentiable(const clang::FunctionDecl *fd);
 // so that plain clang compiles the primal without the plugin.
 inline constexpr const char *kInactiveAnnotation = "chad_inactive";
 
+// On a leaf parameter the struct flattener makes for a written field of an
+// array of structs: written data of a struct pointer follows the in-out
+// rule (DESIGN 1) even where the body writes an element before reading it.
+inline constexpr const char *kInOutAnnotation = "chad.inout";
+
+bool isMarkedInOut(const clang::ParmVarDecl *p);
+
 // Is the parameter marked inactive on any declaration of its function?
 bool isMarkedInactive(const clang::ParmVarDecl *p);
 

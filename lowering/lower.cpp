@@ -239,6 +239,7 @@ LoweredFunction Lowerer::run() {
       fail(fd->getLocation(), "unsupported function body");
     sinks.apply(const_cast<CompoundStmt *>(body));
     derefs.apply(const_cast<CompoundStmt *>(body));
+    chains.apply(const_cast<CompoundStmt *>(body));
     aliases.apply(fd, const_cast<CompoundStmt *>(body));
     prescanArrays(body);
     Rest rest{statementsOf(body), nullptr};

@@ -126,6 +126,8 @@ static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth) 
 }
 
 static bool isInOutParam(const clang::ParmVarDecl *p, int depth) {
+  if (isMarkedInOut(p)) // a written field of an array of structs
+    return true;
   const auto *f = dyn_cast<FunctionDecl>(p->getDeclContext());
   if (f && isCustom(f)) // the user's g_rev says, by its seed's const
     return customParamInOut(f, p->getFunctionScopeIndex());

@@ -27,6 +27,8 @@
 
 #include "lowering/lowerer.h"
 
+#include "clang/AST/ParentMapContext.h"
+
 namespace chad {
 namespace lowering_detail {
 
@@ -1587,6 +1589,53 @@ Expr *Lowerer::lenCopy(const ArrayVal &a) {
   return a.len ? dup(arena, a.len) : nullptr;
 }
 
+// Does the loop write output d, which has no value before it, at every
+// one of its iterations in order, y[i] = v at the counter from 0 by 1, and
+// read it only at the counter? Then the loop makes the whole written prefix
+// (of the trip count's length), as a build would, though it carries d in
+// its fold because it carries another array (`y[i] = z[i] = z[i] * a`).
+bool Lowerer::fillsInOrder(const LoopCtx &lc, const LoopScan &sc, const VarDecl *d) {
+  long long lo;
+  const LoopHeader &h = lc.h;
+  if (!h.stmt || !h.lo || !constIndex(h.lo, lo) || lo != 0 || h.step != 1 || h.stepExpr ||
+      lc.hasBreak || containsLoopExit(h.body, false) || arrays.at(d).role != ArrayRole::Out)
+    return false;
+  auto unconditional = [&](const Stmt *s) { // only blocks between it and the body
+    for (;;) {
+      if (s == h.body)
+        return true;
+      auto parents = ctx.getParents(*s);
+      if (parents.size() != 1)
+        return false;
+      const Stmt *up = parents[0].get<Stmt>();
+      if (up == h.body)
+        return true;
+      if (!up || !isa<CompoundStmt>(up))
+        return false;
+      s = up;
+    }
+  };
+  for (const Site &st : sc.sites.at(d))
+    if (!st.sub || !st.plain || !st.path.empty() || st.inWhile || st.twoDim ||
+        !isCounterRef(st.sub->getIdx(), h.counter) || !unconditional(st.write))
+      return false;
+  for (const ArrayRead &r : sc.reads)
+    if (r.array == d && (!r.sub || !isCounterRef(r.sub->getIdx(), h.counter)))
+      return false;
+  return true;
+}
+
+// Output d's value before a loop that fills it in order (fillsInOrder): an
+// array of the trip count's length, every element of which the loop writes.
+void Lowerer::startFilled(const LoopCtx &lc, const VarDecl *d, Env &env,
+                          std::vector<Binding> &pre) {
+  SourceLocation loc = lc.h.kw;
+  Expr *value = at(ex_alloc(arena, ty_array(arena, arrays.at(d).elem), dup(arena, lc.b.trip)), loc);
+  Var *y = newPlaceVar({d, kWhole});
+  pre.push_back({y, value, loc});
+  env.arrays[d] = ArrayVal{y, dup(arena, lc.b.tripExpr ? lc.b.tripExpr : lc.b.trip)};
+}
+
 // Requires: classifyArrays ran. Guarantees: each array the loop carries
 // whole (Update) has a whole value in `env` before the loop (a local made
 // whole, an in-out parameter, an output's written prefix), and the result
@@ -1600,6 +1649,8 @@ std::vector<Place> Lowerer::carriedArrays(LoopCtx &lc, LoopScan &sc, Env &env,
     const Site &first = sc.sites.at(d)[0];
     if (env.sizes.count(d))
       makeWhole(d, env, pre, lc.h.kw);
+    else if (!env.arrays.at(d).value && fillsInOrder(lc, sc, d))
+      startFilled(lc, d, env, pre);
     else if (!env.arrays.at(d).value && !first.sub)
       fail(first.write->getExprLoc(),
            "loop passes output '" + d->getNameAsString() + "' to '" +

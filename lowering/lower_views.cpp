@@ -149,23 +149,30 @@ void DerefRewrite::walk(Stmt *s) {
                                               u->getOperatorLoc());
       auto *sub = new (ctx) ArraySubscriptExpr(base, index, u->getType(), clang::VK_LValue,
                                                clang::OK_Ordinary, u->getEndLoc());
-      Stmt **at = &child;
-      undo.push_back({at, child});
-      child = sub;
+      replace(child, sub);
     }
     walk(child);
   }
 }
 
-DerefRewrite::~DerefRewrite() {
+void DerefRewrite::apply(Stmt *body) {
+  walk(body);
+  rewritten();
+}
+
+BodyRewrite::~BodyRewrite() {
   for (auto it = undo.rbegin(); it != undo.rend(); ++it)
     *it->first = it->second;
   if (!undo.empty()) // lowering asks for parents: of the body as it was
     ctx.getParentMapContext().clear();
 }
 
-void DerefRewrite::apply(Stmt *body) {
-  walk(body);
+void BodyRewrite::replace(Stmt *&slot, Stmt *with) {
+  undo.push_back({&slot, slot});
+  slot = with;
+}
+
+void BodyRewrite::rewritten() {
   if (!undo.empty())
     ctx.getParentMapContext().clear();
 }

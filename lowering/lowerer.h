@@ -339,21 +339,51 @@ enum class Res {
   Direct,     // the array's value in the environment
 };
 
-// Replaces `*e` and `*(e + k)` by `e[0]` and `e[k]` in a function body
-// while it is lowered, and puts the nodes back when destroyed
-// (lower_views.cpp).
-class DerefRewrite {
+// A rewrite of a function body's AST that lasts while the function is
+// lowered: replace() records each slot it changes, and the destructor puts
+// the nodes back, last first, and drops the parent map made of the
+// rewritten body.
+class BodyRewrite {
 public:
-  explicit DerefRewrite(clang::ASTContext &ctx) : ctx(ctx) {}
-  DerefRewrite(const DerefRewrite &) = delete;
-  DerefRewrite &operator=(const DerefRewrite &) = delete;
-  ~DerefRewrite();
+  explicit BodyRewrite(clang::ASTContext &ctx) : ctx(ctx) {}
+  BodyRewrite(const BodyRewrite &) = delete;
+  BodyRewrite &operator=(const BodyRewrite &) = delete;
+  ~BodyRewrite();
+
+protected:
+  void replace(Stmt *&slot, Stmt *with);
+  void rewritten(); // after a pass over the body: parents are stale
+  clang::ASTContext &ctx;
+
+private:
+  std::vector<std::pair<Stmt **, Stmt *>> undo;
+};
+
+// Replaces `*e` and `*(e + k)` by `e[0]` and `e[k]` in a function body
+// (lower_views.cpp).
+class DerefRewrite : BodyRewrite {
+public:
+  using BodyRewrite::BodyRewrite;
   void apply(Stmt *body);
 
 private:
   void walk(Stmt *s);
-  clang::ASTContext &ctx;
-  std::vector<std::pair<Stmt **, Stmt *>> undo;
+};
+
+// Splits a statement whose value is that of an update of an array element
+// into the update and a read of the element: `a[0] = a[1] = v;` as
+// `{ a[1] = v; a[0] = a[1]; }`, `t = a[i]++;` as `{ t = a[i]; a[i]++; }`,
+// so that every array update is a statement of its own, as the lowering of
+// arrays wants. Only where the element's index has no side effects
+// (reading it again is reading the same element) (lower_chains.cpp).
+class ChainRewrite : BodyRewrite {
+public:
+  using BodyRewrite::BodyRewrite;
+  void apply(Stmt *body);
+
+private:
+  void walk(Stmt *s);
+  Stmt *split(Stmt *s);
 };
 
 // Moves, while a function is lowered, the declaration of a local pointer
@@ -668,6 +698,8 @@ public:
   bool provablyBelow(const CExpr *idx, const Expr *len);
   bool isArrayPlace(const Place &p);
   Expr *lenCopy(const ArrayVal &a);
+  bool fillsInOrder(const LoopCtx &lc, const LoopScan &sc, const VarDecl *d);
+  void startFilled(const LoopCtx &lc, const VarDecl *d, Env &env, std::vector<Binding> &pre);
   std::vector<Place> carriedArrays(LoopCtx &lc, LoopScan &sc, Env &env,
                                    std::vector<Binding> &pre);
   Expr *writtenValue(const CExpr *write, const std::function<Expr *()> &old,
@@ -892,6 +924,7 @@ public:
   clang::ASTContext &ctx;
   DeclSink sinks{ctx};       // `double *t; t = e;` as `double *t = e;` (undone last)
   DerefRewrite derefs{ctx}; // `*p` as `p[0]` while this function is lowered
+  ChainRewrite chains{ctx};  // `a[0] = a[1] = v;` as two statements
   AliasRewrite aliases{ctx}; // pointers into one array as offsets (undone first)
   Arena *arena;
   SourceLocs &locs;

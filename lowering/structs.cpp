@@ -796,11 +796,14 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
                                       "', a parameter marked inactive, is "
                                       "written; not supported");
     if (sv.role == StructRole::ByArray) {
-      if (l.written)
+      if (l.written && !l.elem->isRealFloatingType())
         fail(sv.var->getLocation(),
-             "field '" + l.path() + "' of '" + sv.name + "', an array of "
-             "structs, is written; arrays of structs may only be read");
-      t = c.getPointerType(l.elem.withConst());
+             "integer field '" + l.path() + "' of '" + sv.name + "', an array of "
+             "structs, is written; only its floating fields may be written");
+      if (l.written && sv.constData)
+        fail(sv.var->getLocation(), "field '" + l.path() + "' of const '" + sv.name +
+                                        "' is written");
+      t = c.getPointerType(l.written ? l.elem : l.elem.withConst());
     } else if (l.viaDouble) {
       l.outScalar = l.kind == LeafKind::Int;
       t = c.getPointerType(c.DoubleTy);
@@ -844,6 +847,8 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
                                    nullptr);
     if (l.inactive)
       pd->addAttr(AnnotateAttr::CreateImplicit(c, kInactiveAnnotation, nullptr, 0));
+    if (sv.role == StructRole::ByArray && l.written)
+      pd->addAttr(AnnotateAttr::CreateImplicit(c, kInOutAnnotation, nullptr, 0));
     l.decl = pd;
     flatParams.push_back(pd);
     types.push_back(t);
@@ -1110,10 +1115,6 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
         fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
                                    "' is not supported (only a one-dimensional "
                                    "local array of constant size)");
-      if (v->getInit())
-        fail(v->getLocation(), "local array of structs '" + v->getNameAsString() +
-                                   "' has an initializer; not supported (assign "
-                                   "its fields)");
       rt = recordOf(fixed->getElementType());
       count = (long long)fixed->getSize().getZExtValue();
     }
@@ -1207,6 +1208,22 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     StructVar *raw = sv.get();
     vars[v] = raw;
     locals.push_back(std::move(sv));
+    if (const auto *il = dyn_cast_or_null<InitListExpr>(v->getInit()); il && count) {
+      // `S t[N] = {...}`: struct k from its initializer, zero past the list
+      for (long long k = 0; k < count; k++) {
+        const Expr *init = k < (long long)il->getNumInits() ? il->getInit((unsigned)k) : nullptr;
+        StructRef at{raw, {}, {IntegerLiteral::Create(ctx, llvm::APInt(64, (uint64_t)k, true),
+                                                      ctx.LongTy, loc)}};
+        size_t from = out.size();
+        assignLeaves(at, init, out, v->getLocation());
+        for (size_t j = from; j < out.size(); j++) {
+          Stmt *slot = out[j];
+          walkChildren(slot, false); // the initializers may read struct fields
+          out[j] = slot;
+        }
+      }
+      continue;
+    }
     if (const Expr *init = v->getInit()) {
       if (isa<CallExpr>(init->IgnoreParenImpCasts())) {
         std::vector<Stmt *> call;
@@ -1396,8 +1413,8 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
         args.push_back(arrayArg(l, loc, from.index));
       } else if (pl.kind == LeafKind::Float || pl.kind == LeafKind::Int) {
         if (pl.outScalar) {
-          if (from.sv->role == StructRole::LocalArray) {
-            // the field's element of the local array, as a view of it
+          if (indexed(from.sv->role)) {
+            // the field's element of the array of structs, as a view of it
             args.push_back(arrayArg(l, loc, from.index));
           } else {
             if (!l->outScalar)
@@ -1593,17 +1610,18 @@ void Flattener::walk(Stmt *&slot, bool statement) {
 // A pointer into an array of structs is its index (`chad__k_p`): `p = &a[j]`,
 // `p = q + 1`, `p++`, `p += k` move the index, and `p < q`, `p != end`
 // compare the indices. True when `slot` was such a node (replaced).
-// `t[i].w[k]` of a local array of structs: element `i * stride + k` of the
-// field's array, `t_w`, an element the lowering can write (a view of a
-// local array, `t_w + i * stride`, it would only read).
+// `t[i].w[k]` of a local array of structs, or of a parameter array of
+// structs whose field `w` is written: element `i * stride + k` of the
+// field's array, `t_w`, an element the lowering can write (a view,
+// `t_w + i * stride`, it would only read).
 bool Flattener::walkLocalArrayElement(Stmt *&slot) {
   auto *s = dyn_cast<ArraySubscriptExpr>(slot);
   const auto *m = s ? dyn_cast<MemberExpr>(s->getBase()->IgnoreParenImpCasts()) : nullptr;
   StructRef r;
-  if (!m || !resolveRef(m, r) || r.sv->role != StructRole::LocalArray)
+  if (!m || !resolveRef(m, r) || !indexed(r.sv->role))
     return false;
   Leaf *l = leafAt(r);
-  if (!l || l->kind != LeafKind::Array)
+  if (!l || l->kind != LeafKind::Array || (r.sv->role == StructRole::ByArray && !l->written))
     return false;
   SourceLocation loc = s->getExprLoc();
   Expr *at = longBinary(offset(l, r.index, 0, loc), indexSum({s->getIdx()}, loc), BO_Add, loc);

@@ -7,10 +7,12 @@ struct S {
 __attribute__((differentiable))
 double f(struct S s) { return s.v[0].x; }
 
-/* arrays of structs are read only */
+/* of an array of structs, only floating fields may be written */
+struct W { double x; int n; };
 __attribute__((differentiable))
-void g(struct V *p, int i) { // expect-error: cannot differentiate 'g': field 'x' of 'p', an array of structs, is written; arrays of structs may only be read
+void g(struct W *p, int i) { // expect-error: cannot differentiate 'g': integer field 'n' of 'p', an array of structs, is written; only its floating fields may be written
   p[i].x *= 2;
+  p[i].n = 3;
 }
 
 struct M { int n; double *data; };
@@ -20,13 +22,14 @@ double h(const struct M *m, int i) { // expect-error: cannot differentiate 'h': 
   return m[i].data[0];
 }
 
-/* a local array of structs: one local array per field, so without an
- * initializer, and never passed whole to a callee that indexes it (that
- * callee reads the structs' layout) */
+/* a local array of structs: one local array per field, so of constant
+ * size, and never passed whole to a callee that indexes it (that callee
+ * reads the structs' layout) */
 __attribute__((differentiable))
-double k(double a) {
-  struct V vs[2] = {{a}, {a}}; // expect-error: cannot differentiate 'k': local array of structs 'vs' has an initializer; not supported (assign its fields)
-  return vs[1].x;
+double k(double a, int n) {
+  struct V vs[n]; // expect-error: cannot differentiate 'k': array of structs 'vs' is not supported (only a one-dimensional local array of constant size)
+  vs[0].x = a;
+  return vs[0].x;
 }
 
 __attribute__((differentiable))

@@ -7,7 +7,8 @@
  * it (`&q[i]`, in loops), integer fields
  * as indices, structs copied in from a parameter's array of structs,
  * `sizeof` of the array and of one struct, and a struct type declared
- * with the array (`struct Acc { ... } acc[2];`). Checked against finite differences, by forward / reverse
+ * with the array (`struct Acc { ... } acc[2];`), and arrays with
+ * initializers (nested, designated, shorter than the array). Checked against finite differences, by forward / reverse
  * duality and for accumulation. */
 #include <math.h>
 #include <stddef.h>
@@ -121,6 +122,19 @@ double inline_type(const double *x, int n, double a) {
     return acc[0].s * acc[1].s + acc[0].count - acc[1].count * a;
 }
 
+/* initializers: nested, designated, and shorter than the array (the rest
+ * is zero, as C says) */
+CHAD_DIFFERENTIABLE
+double initialised(const double *x, int n, double a) {
+    Seg g[3] = {{{x[0], a, 1.5}, {a * x[0], 2.0, 3}}, {.c = {.y = sin(a)}, .w[2] = x[n - 1]}};
+    Pt q[4] = {{a, x[0], 1}, {.x = x[n - 1] * a}};
+    double s = 0;
+    for (int i = 0; i < 3; i++)
+        s += g[i].w[0] * g[i].w[2] + g[i].c.x * g[i].c.tag - g[i].c.y * g[i].w[1];
+    for (int i = 0; i < 4; i++)
+        s += q[i].x * (q[i].y + q[i].tag) + (double)(q[i].tag == 0) * a;
+    return s;
+}
 
 static void pack(Pt *p, const double *x, int n) {
     for (int i = 0; i < n; i++)
@@ -156,6 +170,7 @@ GCA_WRAP_XNA(scratch)
 GCA_WRAP_XNA(copies)
 GCA_WRAP_XNA(inline_type)
 GCA_WRAP_XNA(updated)
+GCA_WRAP_XNA(initialised)
 
 int main(void) {
     static const int sizes[] = {1, 2, 5, 6};
@@ -177,6 +192,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "one struct of the array updated by a callee, in loops", p.f = updated_w,
         p.fwd = updated_wfwd, p.rev = updated_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "local arrays of structs with initializers", p.f = initialised_w,
+        p.fwd = initialised_wfwd, p.rev = initialised_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
         c.n = gathered[s];
         p.nin = 2 * c.n + 1;
