@@ -396,6 +396,10 @@ class Gen:
         self.rmx = random.Random(seed * 236887691 + 37)
         # a sum the return value reads linearly (DESIGN 8.35), its own stream
         self.rls = random.Random(seed * 256203161 + 41)
+        # and so do those about arrays of structs written in place, chained
+        # updates of their fields, and local arrays of structs with
+        # initializers (8.30, lowering/lower_chains.cpp)
+        self.rwa = random.Random(seed * 275604541 + 43)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -1645,6 +1649,12 @@ class Gen:
                 sp.mode, sp.alen = "arr", self.rsa.randint(1, 3)
                 sp.acc = self.rsa.choice([name + "->", name + "[0].", "(*%s)." % name])
                 mode = "arr"
+                if self.rwa.random() < 0.4:
+                    # floating fields of every struct updated in place at
+                    # the end (struct_outputs): in-out, DESIGN.md 1
+                    for path, kind, info in st.leaves():
+                        if kind == "f" and self.rwa.random() < 0.6:
+                            sp.inouts.add(path)
             if mode == "ptr" and q >= len(plan):
                 for path, kind, info in st.leaves():
                     if kind == "f" and path not in outs and self.rsi.random() < 0.3:
@@ -1725,9 +1735,18 @@ class Gen:
             # element assigned; each element is then a struct local
             # (read, copied, passed by value or by address)
             k = self.rlp.choice([2, 3])
-            out.append(S(self, "raw", "%s %s[%d];" % (spell, nm, k), fixed=True))
-            for e in range(k):
-                out += self.assign_fields(c, st, "%s[%d]." % (nm, e))
+            if self.rwa.random() < 0.5:
+                # with an initializer, the last struct sometimes left to C's
+                # zero
+                kids = []
+                given = k - (self.rwa.random() < 0.4)
+                items = [self.init_list(c, st, kids, self.rwa.random() < 0.5) for _ in range(given)]
+                out.append(S(self, "raw", "%s %s[%d] = {{%s}};" % (spell, nm, k, ", ".join(items)),
+                             kids, fixed=True))
+            else:
+                out.append(S(self, "raw", "%s %s[%d];" % (spell, nm, k), fixed=True))
+                for e in range(k):
+                    out += self.assign_fields(c, st, "%s[%d]." % (nm, e))
             for e in range(k):
                 self.add_local(c, "%s[%d]" % (nm, e), st)
             return out
@@ -1922,6 +1941,10 @@ class Gen:
         out = []
         reads = list(c.reads)
         for sp in fn.sparams:
+            if sp.mode == "arr":
+                if sp.inouts:
+                    out.append(self.sarr_updates(c, sp, reads))
+                continue
             for path, kind, info in sp.st.leaves():
                 if path in sp.inouts:  # read, then written: in-out
                     lc = c.sub(reads=reads)
@@ -1962,6 +1985,32 @@ class Gen:
                              body=[S(self, "raw", "%s%s[%s] = {0} + #0.1 * tanh({1});" % (sp.acc, path, k),
                                      [self.expr(lc, 2), self.use_all(c)], fixed=True)]))
         return out
+
+    def sarr_updates(self, c, sp, reads):
+        """The in-out fields of an array of structs updated in place, in a
+        loop over its structs; two of them sometimes by one chained
+        assignment (`p[k].a = p[k].b = ...`: a's initial value unread)."""
+        fn = c.fn
+        fn.nvar += 1
+        k = "c%d" % fn.nvar
+        paths = [path for path, kind, _ in sp.st.leaves() if path in sp.inouts]
+        lc = c.sub(reads=reads + ["(@T)%s" % k], ints=c.ints + [k])
+        body = []
+        if len(paths) >= 2 and self.rwa.random() < 0.5:
+            a, b = paths[0], paths[1]
+            body.append(S(self, "raw", "%s[%s].%s = %s[%s].%s = #0.5 * %s[%s].%s + {0} + #0.1 * tanh({1});"
+                          % (sp.name, k, a, sp.name, k, b, sp.name, k, b),
+                          [self.expr(lc, 2), self.use_all(c)], fixed=True))
+            paths = paths[2:]
+        for path in paths:
+            op = self.rwa.choice(["= #0.5 * %s[%s].%s +" % (sp.name, k, path), "+=", "*= #0.5 +"])
+            rhs = "{0} + #0.1 * tanh({1})"
+            if op.startswith("*="):
+                rhs = "#0.1 * tanh({0} + {1})"
+            body.append(S(self, "raw", "%s[%s].%s %s %s;" % (sp.name, k, path, op, rhs),
+                          [self.expr(lc, 2), self.use_all(c)], fixed=True))
+        return S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (k, k, sp.alen, k), fixed=True,
+                 body=body)
 
     def struct_return(self, c):
         """The end of a function that returns a struct: a local, a struct
@@ -2343,7 +2392,8 @@ def signature(fn, name, annotated):
         kind, nm = p[0], p[1]
         if kind in ("sval", "scptr", "sptr", "sarr"):
             ps.append({"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s",
-                       "sarr": "const %s *%s"}[kind] % (p[2].spell, nm))
+                       "sarr": "%s *%s" if p[2].inouts else "const %s *%s"}[kind]
+                      % (p[2].spell, nm))
         elif kind == "arr":
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
@@ -2373,11 +2423,13 @@ def render_fn(fn, st, instr):
     return "\n".join(out)
 
 
-def sarr_harness(sp, v, d, b, nin, pre, post):
-    """An array of structs (read only): x continues with the floating
-    leaves of each struct in turn; the shadows are arrays of structs, their
-    integer fields 77 (f_rev must leave them so: an adjoint is made NaN
-    if it does not)."""
+def sarr_harness(sp, v, d, b, nin, nout, pre, post):
+    """An array of structs: x continues with the floating leaves of each
+    struct in turn, y with its in-out leaves (their final values; f_rev's
+    shadow holds their seeds on entry and the adjoints of their initial
+    values on exit); the shadows are arrays of structs, their integer
+    fields 77 (f_rev must leave them so: an adjoint is made NaN if it does
+    not)."""
     first, checks = nin, []
     for m in ("f", "wm", "fwd", "rev"):
         pre[m].append("%s %s[%d];" % (sp.spell, v, sp.alen))
@@ -2397,12 +2449,20 @@ def sarr_harness(sp, v, d, b, nin, pre, post):
                 for m in ("f", "wm", "fwd", "rev"):
                     pre[m].append((lv % v) + " = in[%d];" % nin)
                 pre["fwd"].append((lv % d) + " = din[%d];" % nin)
-                pre["rev"].append((lv % b) + " = bin[%d];" % nin)
-                post["rev"].append("bin[%d] = %s;" % (nin, lv % b))
+                if path in sp.inouts:
+                    pre["rev"].append((lv % b) + " = bout[%d];" % nout)
+                    post["rev"].append("bin[%d] += %s;" % (nin, lv % b))
+                    for m in ("f", "fwd", "rev"):
+                        post[m].append("out[%d] = %s;" % (nout, lv % v))
+                    post["fwd"].append("dout[%d] = %s;" % (nout, lv % d))
+                    nout += 1
+                else:
+                    pre["rev"].append((lv % b) + " = bin[%d];" % nin)
+                    post["rev"].append("bin[%d] = %s;" % (nin, lv % b))
                 nin += 1
     if checks:
         post["rev"].append("if (%s) bin[%d] = NAN;" % (" || ".join(checks), first))
-    return nin
+    return nin, nout
 
 
 def struct_harness(fn, nin, nout):
@@ -2422,7 +2482,7 @@ def struct_harness(fn, nin, nout):
     for j, sp in enumerate(fn.sparams):
         v, d, b = "gsv%d" % j, "gsd%d" % j, "gsb%d" % j
         if sp.mode == "arr":
-            nin = sarr_harness(sp, v, d, b, nin, pre, post)
+            nin, nout = sarr_harness(sp, v, d, b, nin, nout, pre, post)
             args[sp.name] = {"f": [v], "wm": [v], "fwd": [v, d], "rev": [v, b]}
             continue
         for m in modes:
