@@ -79,7 +79,7 @@ bool countedLoop(const ForStmt *f, const clang::ASTContext &ctx, CountedLoop &ou
 // idx as `scale * counter + plus` (`i`, `i + 1`, `i - 1`, `2 * i + 1`,
 // `3 * i`), scale >= 1 and plus constants; false for any other form.
 bool affineInCounter(const CExpr *idx, const clang::ASTContext &ctx, const clang::VarDecl *&counter,
-                     long long &scale, long long &plus) {
+                     long long &scale, long long &plus, const DeclRefExpr **ref = nullptr) {
   const CExpr *e = idx->IgnoreParenImpCasts();
   plus = 0;
   if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAdditiveOp()) {
@@ -105,16 +105,40 @@ bool affineInCounter(const CExpr *idx, const clang::ASTContext &ctx, const clang
   }
   const auto *r = dyn_cast<DeclRefExpr>(e);
   counter = r ? dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+  if (ref)
+    *ref = r;
   return counter && scale >= 1;
+}
+
+// Does the body assign v (=, op=, ++, --) or take its address?
+bool assigns(const Stmt *s, const clang::VarDecl *v) {
+  if (!s)
+    return false;
+  auto names = [&](const CExpr *e) {
+    const auto *r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return r && r->getDecl() == v;
+  };
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && names(b->getLHS()))
+    return true;
+  if (const auto *u = dyn_cast<UnaryOperator>(s);
+      u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) &&
+      names(u->getSubExpr()))
+    return true;
+  for (const Stmt *c : s->children())
+    if (assigns(c, v))
+      return true;
+  return false;
 }
 
 } // namespace
 
 // The bounds of the elements of parameter `param` the callee touches:
 // each is `scale * bound + plus` (bound null: the constant plus); false
-// when some use is not an element at a constant or at `scale * i + c` of a
+// when some use is not an element at a constant, at `scale * i + c` of a
 // counted loop's counter i, never below 0 from the loop's start on (the
-// bound then over-approximates a loop that steps by more than 1).
+// bound then over-approximates a loop that steps by more than 1), or at
+// `scale * m + c` of an integer parameter m the callee never assigns
+// (`v[n - 1]`; callExtent checks that the index cannot fall below the view).
 bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param, std::vector<ExtentBound> &out) {
   FlatBody flat(def); // a struct function's body, with its leaf parameters
   const clang::ParmVarDecl *p = def->getParamDecl(param);
@@ -133,13 +157,19 @@ bool Lowerer::extentBounds(const FunctionDecl *def, unsigned param, std::vector<
     }
     const clang::VarDecl *counter;
     long long scale, plus;
-    bool affine = affineInCounter(idx, ctx, counter, scale, plus);
+    const DeclRefExpr *ref = nullptr;
+    bool affine = affineInCounter(idx, ctx, counter, scale, plus, &ref);
     for (auto it = loops.rbegin(); affine && it != loops.rend(); ++it)
       if (it->counter == counter && scale * it->start + plus >= 0) {
         // the last counter value is bound - 1 (bound, if inclusive)
         out.push_back({it->bound, scale, plus + 1 - (it->inclusive ? 0 : scale)});
         return;
       }
+    const auto *m = affine ? dyn_cast<clang::ParmVarDecl>(counter) : nullptr;
+    if (m && m != p && m->getType()->isIntegerType() && !assigns(def->getBody(), m)) {
+      out.push_back({ref, scale, plus + 1, true});
+      return;
+    }
     ok = false;
   };
   std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
@@ -225,6 +255,28 @@ Expr *Lowerer::calleeIntExpr(const CExpr *e, const CallExpr *call, const Env &en
   return nullptr;
 }
 
+// Is argument a a local array of the caller (`u`, `&u[0]`, `u + 0`)? Then
+// C lets no index below 0 be touched through it. (A pointer parameter may
+// itself point inside its caller's array.)
+static bool viewAtStart(const CExpr *a) {
+  a = a->IgnoreParenImpCasts();
+  const CExpr *base = a, *index = nullptr;
+  if (const auto *u = dyn_cast<UnaryOperator>(a); u && u->getOpcode() == clang::UO_AddrOf) {
+    const auto *s = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+    if (!s)
+      return false;
+    base = s->getBase(), index = s->getIdx();
+  } else if (const auto *b = dyn_cast<BinaryOperator>(a); b && b->getOpcode() == clang::BO_Add) {
+    base = b->getLHS(), index = b->getRHS();
+  }
+  const auto *l = index ? dyn_cast<clang::IntegerLiteral>(index->IgnoreParenImpCasts()) : nullptr;
+  if (index && (!l || l->getValue() != 0))
+    return false;
+  const auto *r = dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts());
+  const auto *v = r ? dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+  return v && !isa<clang::ParmVarDecl>(v) && v->getType()->isArrayType();
+}
+
 // The number of elements of parameter `param` a call's callee touches, in
 // the caller's terms (at least 0), or null when its code does not bound it.
 Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, Expr **plain) {
@@ -254,6 +306,11 @@ Expr *Lowerer::callExtent(const CallExpr *call, unsigned param, const Env &env, 
       Expr *n = calleeIntExpr(e.bound, call, env);
       if (!n)
         return nullptr;
+      long long m;
+      if (e.atParameter && !(intConst(n, m) && e.scale * m + e.plus - 1 >= 0) &&
+          !viewAtStart(call->getArg(param)))
+        return nullptr; // `v[n - 1]` with n = 0 touches the element before
+                        // an interior view, which a slice does not hold
       if (e.scale != 1)
         n = iMul(mkInt(e.scale, loc), n, loc);
       b = iAdd(n, b, loc);
@@ -392,8 +449,9 @@ void Lowerer::sliceArgument(const CallExpr *call, unsigned param, const CExpr *a
     fail(loc, "call to '" + name + "' writes its parameter '" + p->getNameAsString() +
                   "' at the view '" + text(a) + "', but which of its elements '" + name +
                   "' touches is not bounded by its parameters (index '" + p->getNameAsString() +
-                  "' at constants, or at 'k * i + c' of the counter of a loop 'for (i = c0; "
-                  "i < n; i++)' whose bound is a parameter, never below 0); not supported");
+                  "' at constants, at 'k * i + c' of the counter of a loop 'for (i = c0; "
+                  "i < n; i++)' whose bound is a parameter, never below 0, or at 'k * m + c' "
+                  "of a parameter m given a constant or a local array); not supported");
   Expr *rawOff = dup(arena, off);
   off = simpleOrBound(off, "at", out, loc);
   ext = simpleOrBound(ext, "ext", out, loc);

@@ -802,6 +802,9 @@ public:
   struct ExtentBound {
     const CExpr *bound;
     long long scale, plus;
+    // an element at `scale * m + plus - 1` of a parameter m: below 0 for
+    // small m, which C allows where the view is inside an array
+    bool atParameter = false;
   };
   bool extentBounds(const FunctionDecl *def, unsigned param, std::vector<ExtentBound> &out);
   Expr *calleeIntExpr(const CExpr *e, const CallExpr *call, const Env &env);

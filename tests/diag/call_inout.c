@@ -44,6 +44,21 @@ void back(int n, double *u) {
 __attribute__((differentiable))
 double h(double x) {
   double t[4] = {1, 2, x, 4};
-  back(2, &t[1]); // expect-error: cannot differentiate 'h': call to 'back' writes its parameter 'u' at the view '&t[1]', but which of its elements 'back' touches is not bounded by its parameters (index 'u' at constants, or at 'k * i + c' of the counter of a loop 'for (i = c0; i < n; i++)' whose bound is a parameter, never below 0); not supported
+  back(2, &t[1]); // expect-error: cannot differentiate 'h': call to 'back' writes its parameter 'u' at the view '&t[1]', but which of its elements 'back' touches is not bounded by its parameters (index 'u' at constants, at 'k * i + c' of the counter of a loop 'for (i = c0; i < n; i++)' whose bound is a parameter, never below 0, or at 'k * m + c' of a parameter m given a constant or a local array); not supported
+  return t[0] * t[1];
+}
+
+/* the element at a parameter, v[m - 1]: the element before an interior
+ * view when m is 0, so only a constant m (or the start of a local array)
+ * bounds it */
+__attribute__((differentiable))
+void last_up(int m, double *v, double a) { v[m - 1] *= a; }
+
+__attribute__((differentiable))
+double k(double x, int m) {
+  double t[4] = {1, 2, x, 4};
+  last_up(2, &t[1], x);
+  last_up(m, t, x);
+  last_up(m, &t[1], x); // expect-error: cannot differentiate 'k': call to 'last_up' writes its parameter 'v' at the view '&t[1]', but which of its elements 'last_up' touches is not bounded by its parameters (index 'v' at constants, at 'k * i + c' of the counter of a loop 'for (i = c0; i < n; i++)' whose bound is a parameter, never below 0, or at 'k * m + c' of a parameter m given a constant or a local array); not supported
   return t[0] * t[1];
 }

@@ -5,7 +5,7 @@
  * code bounds what it touches (hsize elements), so the slices are copied
  * in, stored back by updates, and seen to be disjoint; also where the
  * callee's indices are affine in its loop's counter (`u[j - 1]` from j = 1,
- * `out[2 * j + 1]`). */
+ * `out[2 * j + 1]`), and at its parameters (`v[m - 1]`, `v[2 * m - 1]`). */
 #include <math.h>
 #include <stdlib.h>
 #include "chad.h"
@@ -111,6 +111,32 @@ double affine(int n, const double *x) {
     return s;
 }
 
+/* elements at the callee's parameters: its extent is m (2m) */
+CHAD_DIFFERENTIABLE
+void ends(int m, double *v, double a) {
+    v[m - 1] *= a;
+    v[0] += sin(v[m - 1]);
+}
+CHAD_DIFFERENTIABLE
+double last_of(int m, const double *v) { return v[2 * m - 1] * v[m - 1]; }
+
+CHAD_DIFFERENTIABLE
+double tails(int n, const double *x) {
+    double *t = calloc(3 * n, sizeof *t);
+    for (int i = 0; i < 3 * n; i++)
+        t[i] = x[i % n] + 0.1 * i;
+    for (int i = 0; i < n; i++)
+        ends(3, &t[3 * i], x[i]);
+    ends(2, t + n, 0.5);
+    double u[4] = {x[0], x[n - 1], 0.5, 0.25};
+    ends(n < 4 ? n : 4, u, x[n / 2]);
+    double s = last_of(1, &t[3 * n - 2]) + last_of(n / 2, u) * u[3];
+    for (int i = 0; i < 3 * n; i++)
+        s += t[i] * (i % 2 + 1);
+    free(t);
+    return s;
+}
+
 struct ctx { int l, b; };
 #define C(c) ((const struct ctx *)(c))
 
@@ -140,6 +166,13 @@ static void af_fwd(const double *x, const double *dx, double *y, double *dy, voi
 static void af_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     y[0] = affine_rev(C(c)->b, x, xb, yb[0]);
 }
+static void tl_w(const double *x, double *y, void *c) { y[0] = tails(C(c)->b, x); }
+static void tl_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = tails_fwd(C(c)->b, x, dx, &dy[0]);
+}
+static void tl_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = tails_rev(C(c)->b, x, xb, yb[0]);
+}
 static void sl_w(const double *x, double *y, void *c) { y[0] = slices(C(c)->b, x); }
 static void sl_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     y[0] = slices_fwd(C(c)->b, x, dx, &dy[0]);
@@ -168,6 +201,9 @@ int main(void) {
         gca_check_random(&p, 3, -1, 1);
         snprintf(name, sizeof name, "affine n=%d", b);
         p.nin = b, p.nout = 1, p.f = af_w, p.fwd = af_fwd, p.rev = af_rev;
+        gca_check_random(&p, 3, -1, 1);
+        snprintf(name, sizeof name, "tails n=%d", b);
+        p.nin = b, p.nout = 1, p.f = tl_w, p.fwd = tl_fwd, p.rev = tl_rev;
         gca_check_random(&p, 3, -1, 1);
     }
     return gc_summary();
