@@ -78,6 +78,9 @@ struct Leaf {
   // An integer field of a struct result: the flat function returns it as
   // a double (exact: at most 32 bits), as the IR's outputs are floating.
   bool viaDouble = false;
+  // A 64-bit one: as two doubles per element, its high and low 32 bits
+  // (element k at 2k and 2k + 1; wideHalf and wideWhole).
+  bool wide = false;
   // A `_Bool` field reached through a pointer leaf (an array field, or a
   // field of an array of structs) is read as `unsigned char`: the same
   // byte, 0 or 1, and the IR has no pointers to `_Bool`.
@@ -86,6 +89,9 @@ struct Leaf {
     return viaDouble ? c.DoubleTy : boolAsChar ? c.UnsignedCharTy : elem;
   }
   bool outScalar = false;  // decl is a `T *` of one element: `decl[0]`
+  long long slots() const { // storage elements of the flat leaf
+    return (kind == LeafKind::Array ? size : 1) * (wide ? 2 : 1);
+  }
   std::string path() const { // C access from the struct: "in.x"
     std::string s;
     for (const FieldDecl *f : fields)
@@ -368,6 +374,59 @@ private:
     return ImplicitCastExpr::Create(ctx, t.getUnqualifiedType(),
                                     CK_IntegralCast, z, nullptr, VK_PRValue,
                                     FPOptionsOverride());
+  }
+  // A 64-bit integer as two doubles (Leaf::wide): half 0 the high 32 bits,
+  // half 1 the low ones, each exact in a double; and back.
+  Expr *wideHalf(Expr *v, int half, SourceLocation loc) {
+    QualType u = ctx.UnsignedLongLongTy;
+    Expr *w = ImplicitCastExpr::Create(ctx, u, CK_IntegralCast, v, nullptr, VK_PRValue,
+                                       FPOptionsOverride());
+    Expr *part =
+        half == 0
+            ? BinaryOperator::Create(ctx, w, lit(32, loc), BO_Shr, u, VK_PRValue, OK_Ordinary, loc,
+                                     FPOptionsOverride())
+            : BinaryOperator::Create(ctx, w,
+                                     IntegerLiteral::Create(ctx, llvm::APInt(64, 0xffffffffULL), u,
+                                                            loc),
+                                     BO_And, u, VK_PRValue, OK_Ordinary, loc, FPOptionsOverride());
+    return ImplicitCastExpr::Create(ctx, ctx.DoubleTy, CK_IntegralToFloating,
+                                    new (ctx) ParenExpr(loc, loc, part), nullptr, VK_PRValue,
+                                    FPOptionsOverride());
+  }
+  Expr *wideWhole(Expr *hi, Expr *lo, QualType t, SourceLocation loc) {
+    QualType u = ctx.UnsignedLongLongTy;
+    auto toU = [&](Expr *d) {
+      return ImplicitCastExpr::Create(ctx, u, CK_FloatingToIntegral, d, nullptr, VK_PRValue,
+                                      FPOptionsOverride());
+    };
+    Expr *h = BinaryOperator::Create(ctx, toU(hi), lit(32, loc), BO_Shl, u, VK_PRValue,
+                                     OK_Ordinary, loc, FPOptionsOverride());
+    Expr *w = BinaryOperator::Create(ctx, new (ctx) ParenExpr(loc, loc, h), toU(lo), BO_Or, u,
+                                     VK_PRValue, OK_Ordinary, loc, FPOptionsOverride());
+    return ImplicitCastExpr::Create(ctx, t.getUnqualifiedType(), CK_IntegralCast,
+                                    new (ctx) ParenExpr(loc, loc, w), nullptr, VK_PRValue,
+                                    FPOptionsOverride());
+  }
+  // Element `at` of a result leaf's storage (Leaf::slots).
+  Expr *slotLvalue(Leaf *l, long long at, SourceLocation loc) {
+    return new (ctx) ArraySubscriptExpr(rvalue(ref(l->decl, loc)), lit(at, loc), l->storage(ctx),
+                                        VK_LValue, OK_Ordinary, loc);
+  }
+  // Both halves of element k of a wide leaf set from the integer v.
+  void assignWide(Leaf *l, long long k, Expr *v, std::vector<Stmt *> &out, SourceLocation loc) {
+    if (v->HasSideEffects(ctx))
+      fail(v->getBeginLoc(), "'" + text(v) + "', which has side effects, sets the 64-bit "
+                             "integer field '" + l->path() + "' of the returned struct; "
+                             "not supported (set a variable first)");
+    if (!v->getType()->isIntegerType())
+      v = ImplicitCastExpr::Create(ctx, l->elem.getUnqualifiedType(),
+                                   v->getType()->isRealFloatingType() ? CK_FloatingToIntegral
+                                                                      : CK_IntegralCast,
+                                   v, nullptr, VK_PRValue, FPOptionsOverride());
+    for (int h = 0; h < 2; h++)
+      out.push_back(BinaryOperator::Create(ctx, slotLvalue(l, 2 * k + h, loc), wideHalf(v, h, loc),
+                                           BO_Assign, ctx.DoubleTy, VK_PRValue, OK_Ordinary, loc,
+                                           FPOptionsOverride()));
   }
   Expr *assign(Expr *lhs, Expr *rhs, SourceLocation loc) {
     // an integer result field travels as a double (Leaf::viaDouble)
@@ -762,12 +821,13 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
                    "returned struct may only hold scalars, nested structs "
                    "and fixed-size arrays");
         if (!l.elem->isRealFloatingType()) {
-          if (f->getASTContext().getTypeSize(l.elem) > 32)
+          if (f->getASTContext().getTypeSize(l.elem) > 64)
             fail(rl, "the result's field '" + l.path() + "' is a " +
                          std::to_string(f->getASTContext().getTypeSize(l.elem)) +
                          "-bit integer; the integer fields of a returned "
-                         "struct may have at most 32 bits");
+                         "struct may have at most 64 bits");
           l.viaDouble = true;
+          l.wide = f->getASTContext().getTypeSize(l.elem) > 32;
         }
         l.written = true;
       }
@@ -1045,12 +1105,18 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
                             !isa<ImplicitValueInitExpr>(il->getInit(k))
                         ? const_cast<Expr *>(il->getInit(k))
                         : zero(l->elem, loc);
-          out.push_back(assign(elementLvalue(l, k, loc, dst.index), v, loc));
+          if (l->wide)
+            assignWide(l, k, v, out, loc);
+          else
+            out.push_back(assign(elementLvalue(l, k, loc, dst.index), v, loc));
         }
         continue;
       }
       Expr *v = init ? const_cast<Expr *>(init) : zero(l->elem, loc);
-      out.push_back(assign(leafLvalue(l, loc, dst.index), v, loc));
+      if (l->wide)
+        assignWide(l, 0, v, out, loc);
+      else
+        out.push_back(assign(leafLvalue(l, loc, dst.index), v, loc));
     }
     return;
   }
@@ -1077,11 +1143,17 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
     }
     if (d->kind == LeafKind::Array) {
       for (long long k = 0; k < d->size; k++)
-        out.push_back(assign(elementLvalue(d, k, loc, dst.index),
-                             rvalue(elementLvalue(s, k, loc, from.index)), loc));
+        if (d->wide)
+          assignWide(d, k, rvalue(elementLvalue(s, k, loc, from.index)), out, loc);
+        else
+          out.push_back(assign(elementLvalue(d, k, loc, dst.index),
+                               rvalue(elementLvalue(s, k, loc, from.index)), loc));
       continue;
     }
-    out.push_back(assign(leafLvalue(d, loc, dst.index), rvalue(leafLvalue(s, loc, from.index)), loc));
+    if (d->wide)
+      assignWide(d, 0, rvalue(leafLvalue(s, loc, from.index)), out, loc);
+    else
+      out.push_back(assign(leafLvalue(d, loc, dst.index), rvalue(leafLvalue(s, loc, from.index)), loc));
   }
 }
 
@@ -1321,8 +1393,7 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
     Leaf *d = dl[i];
     if (d->kind != rl.kind || (rl.kind == LeafKind::Array && d->size != rl.size))
       fail(loc, "struct assignment between different layouts");
-    long long n = rl.kind == LeafKind::Array ? rl.size : 1;
-    QualType t = ctx.getConstantArrayType(rl.storage(ctx), llvm::APInt(64, n), nullptr,
+    QualType t = ctx.getConstantArrayType(rl.storage(ctx), llvm::APInt(64, rl.slots()), nullptr,
                                           ArrayType::Normal, 0);
     std::string name = "chad__" + callee->getNameAsString() + "_" +
                        std::to_string(temps++);
@@ -1340,15 +1411,24 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
   out.push_back(flatCall(c, results));
   for (size_t i = 0; i < dl.size() && dst.sv; i++) {
     Leaf *d = dl[i];
-    long long n = d->kind == LeafKind::Array ? d->size : 1;
-    for (long long k = 0; k < n; k++) {
-      Expr *elem = new (ctx) ArraySubscriptExpr(
-          ImplicitCastExpr::Create(ctx, ctx.getPointerType(cs.result->leaves[i].storage(ctx)),
+    const Leaf &rl = cs.result->leaves[i];
+    auto tmpAt = [&](long long k) {
+      return rvalue(new (ctx) ArraySubscriptExpr(
+          ImplicitCastExpr::Create(ctx, ctx.getPointerType(rl.storage(ctx)),
                                    CK_ArrayToPointerDecay, ref(tmps[i], loc), nullptr,
                                    VK_PRValue, FPOptionsOverride()),
-          lit(k, loc), cs.result->leaves[i].storage(ctx), VK_LValue, OK_Ordinary, loc);
+          lit(k, loc), rl.storage(ctx), VK_LValue, OK_Ordinary, loc));
+    };
+    if (d->wide) { // a result of ours too: the halves as they are
+      for (long long k = 0; k < d->slots(); k++)
+        out.push_back(assign(slotLvalue(d, k, loc), tmpAt(k), loc));
+      continue;
+    }
+    long long n = d->kind == LeafKind::Array ? d->size : 1;
+    for (long long k = 0; k < n; k++) {
+      Expr *v = rl.wide ? wideWhole(tmpAt(2 * k), tmpAt(2 * k + 1), d->elem, loc) : tmpAt(k);
       Expr *to = d->kind == LeafKind::Array ? elementLvalue(d, k, loc) : leafLvalue(d, loc);
-      out.push_back(assign(to, rvalue(elem), loc));
+      out.push_back(assign(to, v, loc));
     }
   }
 }
@@ -1848,15 +1928,20 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
           // an integer field: a double to take it, a zero seed (f_rev) or
           // a tangent dropped (f_fwd)
           std::string n = std::to_string(scalar ? 1 : l.size);
+          std::string slots = std::to_string(l.slots());
           std::string v = freshName(taken, "chad__" + rn + "_" + std::to_string(&l - &sig.result->leaves[0]));
           std::string sd = freshName(taken, v + "_d");
-          pre += "  double " + v + "[" + n + "];\n";
-          pre += "  double " + sd + "[" + n + "] = {0};\n";
+          pre += "  double " + v + "[" + slots + "];\n";
+          pre += "  double " + sd + "[" + slots + "] = {0};\n";
           args.push_back(v);
           args.push_back(sd);
+          // a 64-bit field: from its high and low 32 bits (Leaf::wide)
+          std::string value = l.wide ? "(((unsigned long long)" + v + "[2 * chad__i] << 32) | "
+                                       "(unsigned long long)" + v + "[2 * chad__i + 1])"
+                                     : v + "[chad__i]";
           post += "  for (int chad__i = 0; chad__i < " + n + "; chad__i++)\n    " + rn +
                   "." + l.path() + (scalar ? "" : "[chad__i]") + " = (" +
-                  typeName(l.elem, c) + ")" + v + "[chad__i];\n";
+                  typeName(l.elem, c) + ")" + value + ";\n";
           continue;
         }
         args.push_back((scalar ? "&" : "") + rn + "." + l.path());
@@ -1966,9 +2051,15 @@ std::string Flattener::flatPrimal(const FlatSig &sig) {
     for (const Leaf &l : sig.result->leaves) {
       std::string ln = leafName(l), at = local + "." + l.path();
       params.push_back(declare(typeName(l.decl->getType(), c), ln));
-      if (l.kind == LeafKind::Array)
-        unpack += "  for (long long chad__i = 0; chad__i < " + std::to_string(l.size) +
-                  "; chad__i++)\n    " + ln + "[chad__i] = " + at + "[chad__i];\n";
+      std::string loop = "  for (long long chad__i = 0; chad__i < " +
+                         std::to_string(l.kind == LeafKind::Array ? l.size : 1) + "; chad__i++)\n    ";
+      std::string each = at + (l.kind == LeafKind::Array ? "[chad__i]" : "");
+      if (l.wide) // its high and low 32 bits (Leaf::wide)
+        unpack += loop + "{\n      " + ln + "[2 * chad__i] = (double)((unsigned long long)" + each +
+                  " >> 32);\n      " + ln + "[2 * chad__i + 1] = (double)((unsigned long long)" +
+                  each + " & 0xffffffffu);\n    }\n";
+      else if (l.kind == LeafKind::Array)
+        unpack += loop + ln + "[chad__i] = " + each + ";\n";
       else
         unpack += "  " + ln + "[0] = " + at + ";\n";
     }
