@@ -21,6 +21,7 @@ typedef struct Dce {
   VarMap view_of;    /* Var bound to (view a k) -> the atom a */
   VarMap field_use;  /* Var bound by a tuple-typed if -> int[]: live gets of each field */
   VarMap whole_use;  /* Var -> number of uses other than by `get` (NULL: none) */
+  VarMap tuple_of;   /* Var bound to a tuple of atoms -> that tuple */
 } Dce;
 
 static void mark_live(Var *v, void *ctx) {
@@ -215,6 +216,8 @@ static void scan_uses(Dce *s, Expr *e) {
   for (int i = 0; i < b.vars.len; i++) {
     Var *x = b.vars.items[i];
     Expr *rhs = b.rhss.items[i];
+    if (rhs->kind == E_TUPLE)
+      varmap_put(&s->tuple_of, x, rhs);
     if ((rhs->kind == E_IF || rhs->kind == E_SUM || rhs->kind == E_BUILD) && rhs->type &&
         rhs->type->kind == TY_TUPLE && !rhs->type->name) {
       int *used = arena_alloc(s->a, sizeof(int) * (size_t)(rhs->type->n + 1));
@@ -301,12 +304,20 @@ static Type *kept_type(Dce *s, Type *t, const int *used, int kept, bool elements
   return ty_tuple(s->a, kept, ts);
 }
 
-/* The kept fields of a tuple atom, as a new tuple bound in `pre`. */
+/* The kept fields of a tuple atom, as a new tuple bound in `pre`. A field
+ * of a variable bound to a tuple of atoms is that atom, so that the old
+ * tuple, and what only its dropped fields read, can die (a forward sum's
+ * start `(tuple v dv)` whose tangent nobody reads). */
 static Expr *kept_fields(Dce *s, Expr *atom, const int *used, Type *kept_t, Bindings *pre) {
   Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(kept_t->n + 1));
+  Expr *tuple = atom->kind == E_VAR ? varmap_get(&s->tuple_of, atom->var) : NULL;
   for (int i = 0, k = 0; i < atom->type->n; i++) {
     if (!used[i])
       continue;
+    if (tuple && (tuple->args[i]->kind == E_VAR || tuple->args[i]->kind == E_CONST)) {
+      parts[k++] = ex_clone_shallow(s->a, tuple->args[i]);
+      continue;
+    }
     Var *g = var_new(s->a, "init", atom->type->elems[i]);
     bindings_push(s->a, pre, g, ex_get(s->a, i, atom));
     parts[k++] = ex_var(s->a, g);
@@ -477,6 +488,7 @@ Expr *dce_expr(Module *m, Expr *e) {
     e = narrow_ifs(&s, e, &changed);
     varmap_free(&s.field_use);
     varmap_free(&s.whole_use);
+    varmap_free(&s.tuple_of);
     arena_free(s.tmp);
     if (!changed && !removed)
       break;
