@@ -92,7 +92,8 @@ class Func:
 
 # integer fields (a pointer field's length is never a char: -Wchar-subscripts)
 SINT = ["int", "int", "unsigned", "long", "size_t", "short", "char"]
-# the integer types a returned struct may hold (at most 32 bits, 8.30)
+# the integer types a returned struct may hold without its 64-bit ones
+# (those travel as two doubles each, 8.30)
 SINT_SMALL = ["int", "unsigned", "short", "char", "unsigned char"]
 SLEN = ["int", "int", "unsigned", "long", "size_t", "short"]
 
@@ -2118,8 +2119,10 @@ class Gen:
             self.struct_params(fn)
             if self.rst.random() < 0.25:
                 # integer fields too, of at most 32 bits (8.30)
-                fn.sret = self.pick_stype(T, ptr_ok=False,
-                                          int_ok="small" if self.rsa.random() < 0.5 else False)
+                int_ok = "small" if self.rsa.random() < 0.5 else False
+                if int_ok and self.rwa.random() < 0.4:
+                    int_ok = True  # 64-bit fields too, as two doubles each
+                fn.sret = self.pick_stype(T, ptr_ok=False, int_ok=int_ok)
                 fn.sret_spell = self.rst.choice(fn.sret.spells)
         # (not with struct parameters or a struct result: the function is
         # then flattened, and reverse mode refuses an in-out field, a
