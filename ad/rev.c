@@ -1843,9 +1843,17 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   VarMap origins = {0};
   if (type_holds_array(st_type)) {
     /* where the step's arrays come from (a state leaf, or made here), and
-     * at the outermost storing loop the updates of memory older than it:
-     * those of the arrays it carries, as the undo log of 8.13 finds them */
-    s->collecting = s->store_depth == 0 ? &older : NULL;
+     * the updates of memory older than the outermost storing loop: those
+     * of the arrays it carries, as the undo log of 8.13 finds them. A
+     * storing loop inside another's step adds the updates of the arrays
+     * it carries too: they may be made in the outer step, whose updates
+     * save nothing (primal_update), yet this loop's reverse reads them as
+     * each of its steps left them, which only the log gives back (gen
+     * seed 41823: a loop with a break, in a branch, around a loop that
+     * calls array-filling callees). Under 8.23 (s->tbr) nothing saves,
+     * and a reverse that reads the carried memory is a conflict found
+     * by step_residuals instead. */
+    s->collecting = s->store_depth == 0 ? &older : s->tbr ? NULL : s->older;
     s->origins = &origins;
     bool failed = s->failed;
     Diag err = *s->err;
