@@ -102,6 +102,10 @@ static bool cse_candidate(const Expr *rhs) {
     if (call_adds_into_buffers(rhs))
       return false;
     /* fall through */
+  case E_IF: /* a choice between atoms: like a primitive */
+    if (!expr_is_select(rhs))
+      return false;
+    /* fall through */
   case E_PRIM:
   case E_TUPLE:
   case E_GET:

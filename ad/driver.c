@@ -75,6 +75,24 @@ static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
   return true;
 }
 
+/* A transformation of the primal before it is differentiated: when it
+ * changed the body, the result is simplified, normalised to ANF, checked
+ * and dumped, and replaces *fr. */
+static bool primal_stage(Module *m, Func **fr, Expr *changed, const char *stage,
+                         const char *dump, NameSet *names, const AdOptions *opt, Diag *err) {
+  if (changed == (*fr)->body)
+    return true;
+  Func copy = **fr;
+  copy.body = simplify_expr(m, anf_body(m, &copy, changed));
+  Func *next = anf_func(m, &copy);
+  if (!check_stage(m, next, CHECK_SOURCE, stage, err))
+    return false;
+  reserve_binders(names, next->body);
+  dump_func(opt, dump, next);
+  *fr = next;
+  return true;
+}
+
 /* Branches and loops nested deeper than this are refused. Each level's
  * derivative still costs time proportional to the levels inside it, and
  * C compilers' own limits are near: clang overflows its stack parsing a
@@ -144,48 +162,26 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
    * (ad/unswitch.c); should reverse mode refuse what that made, it gets the
    * loop as written, so unswitching never costs a derivative */
   Func *written = fr;
-  Expr *unswitched = unswitch_expr(m, fr->body);
-  if (unswitched != fr->body) {
-    Func copy = *fr;
-    copy.body = simplify_expr(m, anf_body(m, &copy, unswitched));
-    Func *fu = anf_func(m, &copy);
-    if (!check_stage(m, fu, CHECK_SOURCE, "unswitching", err)) {
-      nameset_free(&names);
-      return false;
-    }
-    reserve_binders(&names, fu->body);
-    dump_func(opt, "with loops unswitched", fu);
-    fr = fu;
-  }
-  /* integers a loop carries and advances by a fixed amount are read from
-   * its counter (ad/indvar.c) */
-  Expr *counted = indvar_expr(m, fr->body);
-  if (counted != fr->body) {
-    Func copy = *fr;
-    copy.body = simplify_expr(m, anf_body(m, &copy, counted));
-    Func *fc = anf_func(m, &copy);
-    if (!check_stage(m, fc, CHECK_SOURCE, "counters", err)) {
-      nameset_free(&names);
-      return false;
-    }
-    reserve_binders(&names, fc->body);
-    dump_func(opt, "with counters from the loop counter", fc);
-    fr = fc;
-  }
-  /* elements every step of a loop reads and none writes are read once,
-   * before it (ad/hoist.c) */
-  Expr *hoisted = hoist_reads(m, fr->body);
-  if (hoisted != fr->body) {
-    Func copy = *fr;
-    copy.body = simplify_expr(m, anf_body(m, &copy, hoisted));
-    Func *fh = anf_func(m, &copy);
-    if (!check_stage(m, fh, CHECK_SOURCE, "hoisting", err)) {
-      nameset_free(&names);
-      return false;
-    }
-    reserve_binders(&names, fh->body);
-    dump_func(opt, "with invariant reads hoisted", fh);
-    fr = fh;
+  bool ok = primal_stage(m, &fr, unswitch_expr(m, fr->body), "unswitching",
+                         "with loops unswitched", &names, opt, err) &&
+            /* integers a loop carries and advances by a fixed amount are
+             * read from its counter (ad/indvar.c) */
+            primal_stage(m, &fr, indvar_expr(m, fr->body), "counters",
+                         "with counters from the loop counter", &names, opt, err) &&
+            /* elements every step of a loop reads and none writes are read
+             * once, before it (ad/hoist.c) */
+            primal_stage(m, &fr, hoist_reads(m, fr->body), "hoisting",
+                         "with invariant reads hoisted", &names, opt, err) &&
+            /* values every step computes alike (a trip count, an offset)
+             * are computed once, before the loop: the reverse sweep then
+             * has them without storing them per step */
+            primal_stage(m, &fr,
+                         dce_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, fr->body)))),
+                         "invariant code motion", "with invariant values hoisted", &names, opt,
+                         err);
+  if (!ok) {
+    nameset_free(&names);
+    return false;
   }
   Func *fwd = ad_forward(m, fr, &names);
   if (opt && opt->forward_only) {
@@ -214,7 +210,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!rev || !for_halves)
     return false;
 
-  bool ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
+  ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
   dump_func(opt, "forward derivative with linear maps", fwd);
   ok = ok && optimise(m, fwd, opt, err);
   ok = ok && check_stage(m, rev, CHECK_AD, "reverse CHAD", err);

@@ -29,6 +29,8 @@ static bool movable(const Expr *rhs) {
     return prim_may_hoist(rhs);
   case E_TABLE:
     return true; /* a constant: made once, never fails */
+  case E_IF:
+    return expr_is_select(rhs); /* `(if t n 0)`: a trip count */
   default:
     return false; /* tuples and projections cost nothing to leave in place,
                      and a body's result tuple must stay (dce narrows it) */

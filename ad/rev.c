@@ -1656,6 +1656,33 @@ static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var 
   return true;
 }
 
+/* Is the array v, bound in the step to a view `view A e` of an array A
+ * bound outside the loop, at an index e that int_again can compute again
+ * (or a constant, or the counter)? Then the reverse step makes the view
+ * again (appended to st->again) instead of storing its address. */
+static bool view_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                       StoreRev *st, VarMap *done, Var *v) {
+  if (v->type->kind != TY_ARRAY)
+    return false;
+  Expr *rhs = NULL;
+  for (int i = 0; i < bprimal->vars.len && !rhs; i++)
+    if (bprimal->vars.items[i] == v)
+      rhs = bprimal->rhss.items[i];
+  if (!rhs || rhs->kind != E_VIEW || rhs->args[0]->kind != E_VAR ||
+      varmap_has(bound, rhs->args[0]->var))
+    return false;
+  Expr *e = rhs->args[1];
+  if (e->kind == E_VAR && e->var != counter && varmap_has(bound, e->var) &&
+      !int_again(s, bprimal, bound, counter, st, done, e->var, 0))
+    return false;
+  if (e->kind != E_VAR && e->kind != E_CONST)
+    return false;
+  varmap_put(done, v, v);
+  ptrvec_push(s->a, &st->again, v);
+  ptrvec_push(s->a, &st->again_rhs, rhs);
+  return true;
+}
+
 static void collect_defs(Rev *s, Expr *e);
 
 static void collect_defs_rhs(Rev *s, Expr *r) {
@@ -1785,6 +1812,7 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
     Var *v = work.items[i];
     int *origin;
     if (int_again(s, bprimal, &bound, rhs->var, st, &again, v, 0) ||
+        view_again(s, bprimal, &bound, rhs->var, st, &again, v) ||
         reread_input(s, bprimal, &bound, rhs->var, st, &again, v) ||
         reread_final(s, bprimal, &bound, rhs->var, st, &again, v))
       continue;

@@ -251,6 +251,11 @@ bool type_holds_array(const Type *t) {
   return false;
 }
 
+bool expr_is_select(const Expr *rhs) {
+  return rhs->kind == E_IF && expr_is_atom(rhs->args[0]) && expr_is_atom(rhs->args[1]) &&
+         expr_is_atom(rhs->args[2]);
+}
+
 bool prim_may_hoist(const Expr *rhs) {
   if (rhs->kind != E_PRIM || !rhs->type)
     return false;

@@ -65,6 +65,9 @@ bool atom_eq(const Expr *x, const Expr *y);
  * undefined), no shift (by the width or more is undefined). Used by LICM
  * and unswitching. */
 bool prim_may_hoist(const Expr *rhs);
+/* An if whose condition and branches are atoms (`(if t n 0)`, a loop's trip
+ * count): a choice between values, pure and cheap, like a primitive. */
+bool expr_is_select(const Expr *rhs);
 
 /* Does e hold a node of kind k, in nested blocks too? */
 bool expr_contains(const Expr *e, ExprKind k);
