@@ -401,6 +401,8 @@ class Gen:
         # updates of their fields, and local arrays of structs with
         # initializers (8.30, lowering/lower_chains.cpp)
         self.rwa = random.Random(seed * 275604541 + 43)
+        # and so do those about chained updates of local arrays' elements
+        self.rch = random.Random(seed * 295075147 + 47)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -644,9 +646,19 @@ class Gen:
         size = r.randint(2, 4)
         out = [S(self, "raw", "@T %s[%d];" % (t, size))]
         if r.random() < 0.5:
-            for k in range(size):
+            # pairs of elements sometimes set by one chained assignment
+            # (`t[1] = t[0] = ...`, lowering/lower_chains.cpp), own stream
+            chained = self.rch.random() < 0.3
+            k = 0
+            while k < size:
                 # fixed: an array is written before it is read (reductions keep that)
+                if chained and k + 1 < size:
+                    out.append(S(self, "raw", "%s[%d] = %s[%d] = {0};" % (t, k + 1, t, k),
+                                 [self.expr(c, 2)], fixed=True))
+                    k += 2
+                    continue
                 out.append(S(self, "raw", "%s[%d] = {0};" % (t, k), [self.expr(c, 2)], fixed=True))
+                k += 1
         else:
             kv = "k%d" % fn.nvar
             reads = c.reads + ["(@T)%s" % kv]
