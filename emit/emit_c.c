@@ -824,7 +824,10 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
       v->elems[i] = home;
     } else if (is_zero_default(rhs, tups, i)) {
       const char *n = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_%d", name_of(e, x), i));
-      line(e, "%s %s = %s;", c_type(e->a, t->elems[i]), n, zero_of_type(e, t->elems[i]));
+      /* as declare's: a residual only another variant reads (f__aug's
+       * tape) is set in one branch and unused here (gen seed 51957) */
+      line(e, "%s %s __attribute__((unused)) = %s;", c_type(e->a, t->elems[i]), n,
+           zero_of_type(e, t->elems[i]));
       v->elems[i] = cv_scalar(e, t->elems[i], n);
       v->elems[i]->zero_init = true;
     } else if (t->elems[i]->kind == TY_TUPLE && t->elems[i]->name) {
