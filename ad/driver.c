@@ -171,14 +171,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
             /* elements every step of a loop reads and none writes are read
              * once, before it (ad/hoist.c) */
             primal_stage(m, &fr, hoist_reads(m, fr->body), "hoisting",
-                         "with invariant reads hoisted", &names, opt, err) &&
-            /* values every step computes alike (a trip count, an offset)
-             * are computed once, before the loop: the reverse sweep then
-             * has them without storing them per step */
-            primal_stage(m, &fr,
-                         dce_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, fr->body)))),
-                         "invariant code motion", "with invariant values hoisted", &names, opt,
-                         err);
+                         "with invariant reads hoisted", &names, opt, err);
   if (!ok) {
     nameset_free(&names);
     return false;
