@@ -604,17 +604,31 @@ static Var *primal_call_of(const Bindings *bprimal, const Expr *e) {
 /* The reverse branch's <math.h> calls that the primal branch makes too
  * (sin x's partial cos x, where the branch computes cos x itself, inside
  * the linear maps) read the primal's value, which becomes a residual,
- * instead of calling again. */
+ * instead of calling again. Copies what it changes: the reverse branch
+ * shares subexpressions with the primal one (a loop body it runs again),
+ * where the primal's variable is not yet bound (gen seed 51851). */
 static Expr *share_primal_calls(Rev *s, const Bindings *bprimal, Expr *e) {
   if (!e)
     return e;
   Var *w = e->kind == E_PRIM && prim_info(e->op)->cls == PC_MATH ? primal_call_of(bprimal, e) : NULL;
   if (w)
     return ex_var(s->a, w);
-  for (int i = 0; i < e->nargs; i++)
-    e->args[i] = share_primal_calls(s, bprimal, e->args[i]);
-  e->body = share_primal_calls(s, bprimal, e->body);
-  return e;
+  Expr *copy = e;
+  for (int i = 0; i < e->nargs; i++) {
+    Expr *a = share_primal_calls(s, bprimal, e->args[i]);
+    if (a == e->args[i])
+      continue;
+    if (copy == e)
+      copy = ex_clone_shallow(s->a, e);
+    copy->args[i] = a;
+  }
+  Expr *body = share_primal_calls(s, bprimal, e->body);
+  if (body != e->body) {
+    if (copy == e)
+      copy = ex_clone_shallow(s->a, e);
+    copy->body = body;
+  }
+  return copy;
 }
 
 enum { SMALL_ARRAY = 16 }; /* elements of a branch's array kept as numbers */

@@ -111,6 +111,25 @@ double nested_return(const double *x, int n) {
 
 GC_WRAP1(newton_sqrt)
 
+/* A loop that may return, then a loop making a small array from tanh(v)
+ * that the return value takes too: the reverse of the branch after the
+ * return shares its tanh(v) with the primal, where it is not yet bound in
+ * the loop (gen seed 51851, refused with an internal error before). */
+CHAD_DIFFERENTIABLE
+double return_then_table(const double *x, int n) {
+    for (int i = 0; i < n; i++)
+        if (x[i] > 1.4)
+            return x[i] * x[i];
+    double v = 0.5 * x[n - 1], s = 0.5;
+    double t[3];
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            t[k] = acos(0.5 * tanh(v)) * x[i] + 0.25 * k;
+        s += t[0] * t[2] + t[1];
+    }
+    return tanh(v) - s;
+}
+
 struct ctx { int n; double limit; };
 #define N(c) (((const struct ctx *)(c))->n)
 #define L(c) (((const struct ctx *)(c))->limit)
@@ -162,6 +181,14 @@ static void nr_wrev(const double *x, double *xb, double *y, const double *yb, vo
     y[0] = nested_return_rev(x, xb, N(c), yb[0]);
 }
 
+static void rt_w(const double *x, double *y, void *c) { y[0] = return_then_table(x, N(c)); }
+static void rt_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = return_then_table_fwd(x, dx, N(c), &dy[0]);
+}
+static void rt_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = return_then_table_rev(x, xb, N(c), yb[0]);
+}
+
 static void check(const char *what, struct ctx *c, int nin, gca_fn f, gca_fwd_fn fwd, gca_rev_fn rev,
                   double lo, double hi) {
     char name[64];
@@ -182,6 +209,7 @@ int main(void) {
         check("nested_jumps", &c, n, nj_w, nj_wfwd, nj_wrev, -1, 2);
         check("first_above", &c, n, fa_w, fa_wfwd, fa_wrev, -1, 1);
         check("nested_return", &c, n, nr_w, nr_wfwd, nr_wrev, -1.5, 1.5);
+        check("return_then_table", &c, n, rt_w, rt_wfwd, rt_wrev, -1.5, 1.5);
     }
     GC_CHECK(newton_sqrt, 1, 2.0, 0.25, 9.0, 1e4);
     {   /* the derivative of the converged iteration is 1 / (2 sqrt(a)) */
