@@ -1,8 +1,9 @@
 /* driver.c: the AD pipeline for one function (DESIGN.md section 4).
  *
  * lowered IR -> ANF -> inlining of the callees that have no reverse
- * halves -> unswitching of loops that choose arrays -> hoisting of reads
- * no step of a loop changes -> forward and
+ * halves -> unswitching of loops that choose arrays -> counters read
+ * from the loop counter -> hoisting of reads no step of a loop changes ->
+ * CSE, LICM and DCE of the primal -> forward and
  * reverse CHAD (with linear maps) ->
  * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
  * flatten if results -> simplify -> CSE -> loop-invariant code motion ->
@@ -171,7 +172,14 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
             /* elements every step of a loop reads and none writes are read
              * once, before it (ad/hoist.c) */
             primal_stage(m, &fr, hoist_reads(m, fr->body), "hoisting",
-                         "with invariant reads hoisted", &names, opt, err);
+                         "with invariant reads hoisted", &names, opt, err) &&
+            /* values every step computes alike (a trip count, an offset)
+             * are computed once, before the loop: the reverse sweep then
+             * has them without storing them per step */
+            primal_stage(m, &fr,
+                         dce_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, fr->body)))),
+                         "invariant code motion", "with invariant values hoisted", &names, opt,
+                         err);
   if (!ok) {
     nameset_free(&names);
     return false;

@@ -2419,6 +2419,41 @@ static Expr *eager_buffer(Rev *s, const Bindings *b, int at, Var *v, Bindings *p
   return NULL;
 }
 
+/* How the loops seen so far run their reverses. A failed attempt at an
+ * eager sum (below) made a build of its step a fold (builds_as_folds);
+ * the sum's reverse made again sees the build, so what the attempt
+ * recorded for the fold must go (gen seed 53695, a crash). */
+typedef struct LoopForms {
+  VarMap fold_tape, while_count, fold_mark, stored;
+} LoopForms;
+
+static LoopForms loop_forms_save(const Rev *s) {
+  LoopForms f = {0};
+  varmap_copy_into(&f.fold_tape, &s->fold_tape);
+  varmap_copy_into(&f.while_count, &s->while_count);
+  varmap_copy_into(&f.fold_mark, &s->fold_mark);
+  varmap_copy_into(&f.stored, &s->stored);
+  return f;
+}
+
+static void loop_forms_free(LoopForms *f) {
+  varmap_free(&f->fold_tape);
+  varmap_free(&f->while_count);
+  varmap_free(&f->fold_mark);
+  varmap_free(&f->stored);
+}
+
+static void loop_forms_restore(Rev *s, LoopForms *f) {
+  varmap_free(&s->fold_tape);
+  varmap_free(&s->while_count);
+  varmap_free(&s->fold_mark);
+  varmap_free(&s->stored);
+  s->fold_tape = f->fold_tape;
+  s->while_count = f->while_count;
+  s->fold_mark = f->fold_mark;
+  s->stored = f->stored;
+}
+
 /* Requires: x = rhs, a sum of floats at the top level of f's primal sweep.
  * Guarantees (when it returns true): the primal sweep runs each step and at
  * once its reverse, for the cotangent x will receive, computed before the
@@ -2490,6 +2525,7 @@ static bool primal_eager_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   Bindings step = {0}, rev = {0};
   bool failed = s->failed;
   Diag err = *s->err;
+  LoopForms forms = loop_forms_save(s);
   s->nesting++;
   s->eager_depth++;
   Expr *r = rev_block(s, rhs->body, ct, &step, &rev);
@@ -2503,8 +2539,10 @@ static bool primal_eager_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!ok) {
     s->failed = failed;
     *s->err = err;
+    loop_forms_restore(s, &forms);
     return false;
   }
+  loop_forms_free(&forms);
   for (int i = 0; i < pre.vars.len; i++)
     bindings_push(s->a, primal, pre.vars.items[i], pre.rhss.items[i]);
   for (int i = 0; i < rev.vars.len; i++)

@@ -6,9 +6,9 @@
  * element read at n - 1 - i is written later in the same sweep, so that
  * loop stores it. */
 // diag-args: -fplugin-arg-chad-dump=logdet -fplugin-arg-chad-dump=mirrored -fplugin-arg-chad-dump=weighted
-// expect-output: chad: logdet: the loop at line 22 stores 0 numbers per step (recompute cost 12), reads 1 again from memory no later write changes
-// expect-output: chad: mirrored: the loop at line 39 stores 1 numbers per step (recompute cost 27)
-// expect-output: chad: mirrored: the loop at line 38 stores 1 numbers per step (recompute cost 436), and saves nothing
+// expect-output: chad: logdet: the loop at line 22 stores 0 numbers per step (recompute cost 9), reads 1 again from memory no later write changes
+// expect-output: chad: mirrored: the loop at line 39 stores 1 numbers per step (recompute cost 26)
+// expect-output: chad: mirrored: the loop at line 38 stores 0 numbers per step (recompute cost 418), and saves nothing
 // expect-output: chad: weighted: the loop at line 51 stores 1 numbers per step (recompute cost 25), reads 2 again from memory no later write changes
 #include <math.h>
 #include <stdlib.h>
