@@ -84,7 +84,7 @@ class S:
 
 
 class Func:
-    pass
+    dat = False  # a CHAD_INACTIVE array parameter
 
 
 # ---------------------------------------------------------------------------
@@ -403,6 +403,10 @@ class Gen:
         self.rwa = random.Random(seed * 275604541 + 43)
         # and so do those about chained updates of local arrays' elements
         self.rch = random.Random(seed * 295075147 + 47)
+        # and so do those about CHAD_INACTIVE arrays (data: no shadow)
+        self.rdt = random.Random(seed * 314606891 + 53)
+        # and so do those about callees that write v[n - 1] of a view
+        self.rtl = random.Random(seed * 334214459 + 59)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -535,6 +539,8 @@ class Gen:
                 args.append("idx")
             elif kind == "cst":
                 args.append("#0.75")
+            elif kind == "dat":
+                args.append("dat")
             elif kind == "n":
                 args.append("n - 1" if view else "n")
             elif kind == "int":
@@ -979,6 +985,12 @@ class Gen:
             if self.raf.random() < 0.5:
                 out.append(S(self, "raw", "gen_spread%s((int)(n / 2), %s, %s + %s);"
                              % (suffix, a, m, self.raf.choice(["1", "n / 2", "n"])), fixed=True))
+            # v[n - 1] in the callee: its extent is n, for a view at the
+            # start of the scratch or for a constant n (issue 9, 0547e51)
+            if self.rtl.random() < 0.4:
+                out.append(S(self, "raw", "gen_tail%s((int)n, %s);" % (suffix, m), fixed=True))
+            if self.rtl.random() < 0.4:
+                out.append(S(self, "raw", "gen_tail%s(2, &%s[n - 1]);" % (suffix, m), fixed=True))
             rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j), "%s[n + %s]" % (m, j)], ints=c.ints + [j])
             out.append(S(self, "for", hdr % (j, j, j),
                          body=[S(self, "raw", "%s += %s[%s] * {0} + %s[n + %s];" % (v, m, j, m, j),
@@ -1336,7 +1348,7 @@ class Gen:
         hdr = "for (" + ity + " %s = 0; %s < n; %s++)"
         # callees with an output array that fits ours (n elements)
         outcallees = [g for g in self.funcs if g.T == fn.T and g.out and not g.sparams and
-                      g.inout is None and (not g.has_idx or fn.has_idx)]
+                      g.inout is None and (not g.has_idx or fn.has_idx) and (not g.dat or fn.dat)]
         if outcallees and r.random() < 0.6:
             form = r.choice(["call", "call", "callloop", "callpriv"])
         else:
@@ -1532,6 +1544,8 @@ class Gen:
                 args.append("idx")
             elif kind == "cst":
                 args.append("#0.75")
+            elif kind == "dat":
+                args.append("dat")
             elif kind == "out":
                 args.append(t)
             elif kind == "n":
@@ -2125,6 +2139,11 @@ class Gen:
         fn.cst = self.rv.random() < 0.15
         if fn.cst:
             fn.params.append(("cst", "c0"))
+        # issue 8: a CHAD_INACTIVE array (data such as GMM's points: no
+        # shadow); the harness and callers without one pass gen_dat
+        fn.dat = self.rdt.random() < 0.15
+        if fn.dat:
+            fn.params.insert(self.rdt.randint(0, len(fn.params)), ("dat", "dat"))
         if fn.intparam:
             fn.params.insert(r.randint(0, len(fn.params)), ("int", fn.intparam[0]))
         # structs: parameters, a struct result, locals (their own stream)
@@ -2149,14 +2168,17 @@ class Gen:
             fn.params.insert(self.ru.randint(0, len(fn.params)), ("inout", fn.inout))
         # callees: those without output or in-out arrays; array callees only
         # from array functions (they pass whole arrays), idx only if we have
-        # it; struct callees only with the structs they take, not returning one
+        # it; struct callees only with the structs they take, not returning one;
+        # a callee with an inactive array only if we have one to pass on (a
+        # file-scope table passed whole is a located error, README)
         fn.callees = [g for g in self.funcs if g.T == T and g.out is None and g.inout is None and
                       (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
-                      self.callee_ok(fn, g)]
+                      (not g.dat or fn.dat) and self.callee_ok(fn, g)]
         # callees returning a struct (their result initialises or is
         # assigned to a local struct, whose fields are then read)
         fn.rcallees = [g for g in self.funcs if g.T == T and g.sret is not None and
                        not g.souts and g.out is None and g.inout is None and
+                       (not g.dat or fn.dat) and
                        (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
                        all(sp.mode != "arr" and self.struct_values(fn, sp.st, sp.mode == "ptr")
                            for sp in g.sparams)]
@@ -2207,10 +2229,14 @@ class Gen:
                 fn.mutable += [sp.acc + path for path, kind, _ in sp.st.leaves() if kind == "f"]
         if fn.cst:
             reads.append("c0")
+        if fn.dat:
+            reads += ["dat[0]", "dat[%d]" % self.rdt.randint(1, 3)]
         c = Ctx(fn, fn.scalars, reads, ints)
         body = [S(self, "raw", d, [], fixed=True) for d in sarr_decls]
         if fn.cst:  # read by some expression, or not at all
             body.append(S(self, "raw", "(void)c0;", [], fixed=True))
+        if fn.dat:
+            body.append(S(self, "raw", "(void)dat;", [], fixed=True))
         for sp in fn.sparams:
             if sp.mode == "arr" and self.rsa.random() < 0.5:
                 # a pointer walked through the array of structs (8.30)
@@ -2419,6 +2445,8 @@ def signature(fn, name, annotated):
             ps.append("const int *idx")
         elif kind == "cst":
             ps.append("%s%s %s" % ("CHAD_INACTIVE " if annotated else "", T, nm))
+        elif kind == "dat":
+            ps.append("%sconst %s *%s" % ("CHAD_INACTIVE " if annotated else "", T, nm))
         elif kind in ("out", "inout"):
             ps.append("%s *%s" % (T, nm))
         elif kind == "n":
@@ -2641,6 +2669,8 @@ def wrappers(g, fn):
                 a.append("gen_idx")
             elif kind == "cst":
                 a.append("(%s)0.75" % T)
+            elif kind == "dat":
+                a.append("gen_dat" + ("f" if T == "float" else ""))
             elif kind == "out":
                 a.append("out")
                 if mode == "fwd":
@@ -2937,10 +2967,23 @@ CHAD_DIFFERENTIABLE
 void gen_fillf(int n, const float *x, float s, float *out) {
     for (int i = 0; i < n; i++)
         out[i] = s * x[i] * x[i];
+}
+
+/* the last element of a view of n, updated from its first */
+CHAD_DIFFERENTIABLE
+void gen_tail(int n, double *v) {
+    v[n - 1] = 0.5 * v[n - 1] + 0.25 * sin(v[0]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_tailf(int n, float *v) {
+    v[n - 1] = 0.5f * v[n - 1] + 0.25f * sinf(v[0]);
 }"""
 
 GEN_TABLES = ("const double gen_tab[8] = {0.5, -1.25, 2.0, 0.125, -0.75, 1.5, 0.25, -2.0};\n"
-              "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};")
+              "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};\n"
+              "const double gen_dat[4] = {0.75, -0.5, 1.25, 0.375};\n"
+              "const float gen_datf[4] = {0.75f, -0.5f, 1.25f, 0.375f};")
 
 
 def render_plain(g, st):
