@@ -18,6 +18,10 @@ typedef struct Fwd {
   Arena *a;
   VarMap tangent; /* primal Var -> atom holding its tangent */
   NameSet *names; /* names in use: new variables get fresh ones */
+  Expr *body;     /* the body being differentiated */
+  VarMap zeros;   /* a constant table passed to a callee, or a view of it
+                     -> an array of zeros, made once, for the callee's
+                     tangent argument (its reads keep a structural zero) */
 } Fwd;
 
 static Expr *fwd_block(Fwd *s, Expr *e, Bindings *out);
@@ -118,9 +122,11 @@ static void fwd_call(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
     ptrvec_push(s->a, &args, rhs->args[i]);
     /* an array a custom g writes gets a tangent array of its own, bound
      * before the call consumes both (its length is the primal's) */
+    Expr *zeros = rhs->args[i]->kind == E_VAR ? varmap_get(&s->zeros, rhs->args[i]->var) : NULL;
     if (func_param_active(g, i))
       ptrvec_push(s->a, &args, func_param_written(g, i) ? state_tangent(s, out, rhs->args[i])
-                                                        : tangent_value(s, rhs->args[i]));
+                               : zeros                   ? zeros
+                                                         : tangent_value(s, rhs->args[i]));
   }
   Expr *call = ex_call(s->a, ad_name(s->m, g->name, "fwd"), args.len,
                        (Expr **)args.items);
@@ -402,8 +408,22 @@ static void fwd_scatter(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
 /* A view's tangent is the same view of the array's tangent. */
 static void fwd_view(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   bindings_push(s->a, out, x, rhs);
-  if (has_tangent(s, rhs->args[0]))
-    bind_tangent(s, out, x, ex_view(s->a, tangent_of(s, rhs->args[0]), rhs->args[1]));
+  Expr *base = rhs->args[0];
+  Expr *zeros = base->kind == E_VAR ? varmap_get(&s->zeros, base->var) : NULL;
+  if (has_tangent(s, base))
+    bind_tangent(s, out, x, ex_view(s->a, tangent_of(s, base), rhs->args[1]));
+  else if (zeros)
+    varmap_put(&s->zeros, x, bind(s, out, dname(s, x), ex_view(s->a, zeros, rhs->args[1])));
+}
+
+/* A constant table: a structural zero tangent, and an array of zeros as
+ * long as the table for the callees it is passed to (whose f_fwd takes a
+ * tangent array), made here once instead of at every call. */
+static void fwd_table(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
+  bindings_push(s->a, out, x, rhs);
+  if (type_is_float(rhs->type->elem) && expr_passes_array(s->body, x))
+    varmap_put(&s->zeros, x,
+               bind(s, out, dname(s, x), ex_alloc(s->a, rhs->type, ex_len(s->a, ex_var(s->a, x)))));
 }
 
 static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
@@ -451,7 +471,10 @@ static void fwd_binding(Fwd *s, Var *x, Expr *rhs, Bindings *out) {
   case E_IF:
     fwd_if(s, x, rhs, out);
     return;
-  default: /* constants and tables: zero tangent (their reads get none) */
+  case E_TABLE:
+    fwd_table(s, x, rhs, out);
+    return;
+  default: /* constants: zero tangent */
     bindings_push(s->a, out, x, rhs);
     return;
   }
@@ -467,7 +490,7 @@ static Expr *fwd_block(Fwd *s, Expr *e, Bindings *out) {
 }
 
 Func *ad_forward(Module *m, Func *f, NameSet *param_names) {
-  Fwd s = {.m = m, .a = m->arena, .names = param_names};
+  Fwd s = {.m = m, .a = m->arena, .names = param_names, .body = f->body};
   PtrVec params = {0};
   for (int i = 0; i < f->nparams; i++) {
     Var *p = f->params[i];
@@ -494,5 +517,6 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names) {
   g->is_generated = true;
   g->loc = f->loc;
   varmap_free(&s.tangent);
+  varmap_free(&s.zeros);
   return g;
 }

@@ -141,6 +141,8 @@ typedef struct Rev {
   VarMap logged;    /* Var bound by an update that saved into the undo log */
   VarMap own_bufs;  /* cotangent buffers this function allocated (not a
                        parameter's, which holds the caller's sums) */
+  VarMap discard;   /* buffers of constant tables passed to callees, and
+                       views of them: what is added there is never read */
   VarMap fold_mark; /* Var bound by a loop carrying arrays -> its mark + 1 */
   VarMap inout;     /* an in-out parameter and its versions made at the top
                        level: their updates save in the undo log, since the
@@ -3410,7 +3412,14 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
         break;
       }
       case E_TABLE:
-        break; /* a constant: no cotangent, so its reads add nowhere */
+        /* a constant: no cotangent, so its reads add nowhere; a callee it
+         * is passed to adds into a buffer nobody reads */
+        if (expr_passes_array(s->body, x)) {
+          Expr *h = alloc_like(s, reverse, ex_var(s->a, x), bname(s, x));
+          varmap_put(&s->bufs, x, h);
+          varmap_put(&s->discard, h->var, h->var);
+        }
+        break;
       case E_VIEW:
         break; /* the same view of the array's buffer, below */
       case E_VAR:
@@ -3452,8 +3461,12 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     if (rhs->kind == E_VIEW) {
       /* contributions through the view add into the array's buffer */
       Expr *whole = buf_of(s, rhs->args[0]);
-      if (whole)
-        varmap_put(&s->bufs, x, bind(s, reverse, bname(s, x), ex_view(s->a, whole, rhs->args[1])));
+      if (!whole)
+        continue;
+      Expr *h = bind(s, reverse, bname(s, x), ex_view(s->a, whole, rhs->args[1]));
+      varmap_put(&s->bufs, x, h);
+      if (whole->kind == E_VAR && varmap_has(&s->discard, whole->var))
+        varmap_put(&s->discard, h->var, h->var);
       continue;
     }
     if (rhs->kind == E_TUPLE) {
@@ -3897,6 +3910,8 @@ static void finish_reverse_fold(Rev *s, Var *x, Expr *rhs, Bindings *out, Bindin
 
 static void backprop_index(Rev *s, Expr *rhs, Expr *ct, Bindings *out) {
   Expr *h = buf_of(s, rhs->args[0]);
+  if (h && h->kind == E_VAR && varmap_has(&s->discard, h->var))
+    return; /* a table's: its cotangent is dropped */
   if (h && type_is_float(rhs->type))
     bind(s, out, "acc", ex_accum(s->a, h, rhs->args[1], ct));
 }
@@ -4419,6 +4434,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.copy_of);
   varmap_free(&s.logged);
   varmap_free(&s.own_bufs);
+  varmap_free(&s.discard);
   varmap_free(&s.eager);
   varmap_free(&s.fold_mark);
   varmap_free(&s.inout);

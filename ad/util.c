@@ -396,6 +396,35 @@ bool expr_contains(const Expr *e, ExprKind k) {
   return expr_is_loop(e) && expr_contains(e->body, k);
 }
 
+/* `names` holds x and the variables bound to views and copies of it, in
+ * the order e binds them. */
+static bool passes_array(const Expr *e, VarMap *names) {
+  for (; e->kind == E_LET; e = e->body) {
+    const Expr *r = e->args[0];
+    const Expr *src = r->kind == E_VIEW ? r->args[0] : r->kind == E_VAR ? r : NULL;
+    if (src && src->kind == E_VAR && varmap_has(names, src->var))
+      varmap_put(names, e->var, e->var);
+    else if (passes_array(r, names))
+      return true;
+  }
+  if (e->kind == E_CALL)
+    for (int i = 0; i < e->nargs; i++)
+      if (e->args[i]->kind == E_VAR && varmap_has(names, e->args[i]->var))
+        return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (e->args[i] && !expr_is_atom(e->args[i]) && passes_array(e->args[i], names))
+      return true;
+  return expr_is_loop(e) && passes_array(e->body, names);
+}
+
+bool expr_passes_array(const Expr *e, const Var *x) {
+  VarMap names = {0};
+  varmap_put(&names, x, (void *)x);
+  bool passed = passes_array(e, &names);
+  varmap_free(&names);
+  return passed;
+}
+
 Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), void *ctx) {
   Expr *c = NULL;
   for (int i = 0; i < r->nargs; i++) {

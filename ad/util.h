@@ -72,6 +72,10 @@ bool expr_is_select(const Expr *rhs);
 /* Does e hold a node of kind k, in nested blocks too? */
 bool expr_contains(const Expr *e, ExprKind k);
 
+/* Does a call in e take array x as an argument, itself or a view of it
+ * (through the variables e binds to views and copies of it)? */
+bool expr_passes_array(const Expr *e, const Var *x);
+
 /* Calls `visit` on each variable referenced (not bound) in e, including
  * references in nested blocks. Iterative on let chains. */
 void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);

@@ -1209,6 +1209,10 @@ std::vector<Expr *> Lowerer::lowerCallArgs(const CallExpr *c,
       args.push_back(lowerExpr(a, env)); // converted to the parameter type
       continue;
     }
+    if (Expr *table = tableArgument(a, t, p, name, env)) {
+      args.push_back(table);
+      continue;
+    }
     const VarDecl *d = arrayDecl(a);
     if (!d && viewBase(a)) { // &x[k], x + k: a view of x
       const VarDecl *base = nullptr;
@@ -1276,6 +1280,14 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
     if (custom && cls == PARAM_OUT_ARRAY && (slice || (wholeArrayArg(a) && viewBase(a) &&
                                                        isWhole(viewBase(a), env))))
       slice = true; // an output the caller has whole: stored back over it
+    if (cls == PARAM_INOUT_ARRAY || cls == PARAM_OUT_ARRAY) {
+      Type *elem = nullptr;
+      std::string table;
+      if (tableRef(a, env, elem, table))
+        fail(a->getExprLoc(), "table '" + table + "' passed to parameter '" +
+                                  p->getNameAsString() + "' of '" + name +
+                                  "', which writes it; a table is constant");
+    }
     if (cls == PARAM_INOUT_ARRAY && (slice || custom)) {
       sliceArgument(c, i - 1, a, true, env, out, args, outs, slices);
       continue;
@@ -1310,6 +1322,11 @@ void Lowerer::effectCall(const CallExpr *c, Env &env,
       args.push_back(lowerExpr(a, env));
       continue;
     }
+    if (cls == PARAM_IN_ARRAY)
+      if (Expr *table = tableArgument(a, t, p, name, env)) {
+        args.push_back(table);
+        continue;
+      }
     if (cls == PARAM_IN_ARRAY)
       if (Expr *chosen = choiceArgument(c, i - 1, a, env, out, readOnly)) {
         args.push_back(chosen);

@@ -141,14 +141,99 @@ Expr *Lowerer::lowerTableRead(const ArraySubscriptExpr *s, const Env &env) {
   if (rowIdx)
     flat = iAdd(iMul(lowerIndex(rowIdx, env), mkInt(t->cols, loc), loc), flat,
                 loc);
-  TableInfo &mut = *tables.at(v);
-  if (!mut.var) {
-    mut.var = var_new(arena, name.c_str(), ty_array(arena, t->elem));
-    tablesBound.push_back(v);
-  }
-  Expr *e = at(ex_index(arena, mkVar(mut.var, loc), flat), loc);
+  Expr *e = at(ex_index(arena, tableValue(v, loc), flat), loc);
   e->type = t->elem;
   return e;
+}
+
+// The whole table `v` as an IR array: its variable, bound at the entry by
+// tableBindings.
+Expr *Lowerer::tableValue(const VarDecl *v, SourceLocation loc) {
+  TableInfo &t = *tables.at(v);
+  if (!t.var) {
+    t.var = var_new(arena, v->getNameAsString().c_str(), ty_array(arena, t.elem));
+    tablesBound.push_back(v);
+  }
+  return mkVar(t.var, loc);
+}
+
+// A table as an array (`A`, `&A[0]`), a view into it (`&A[k]`, `A + k`)
+// or, for two dimensions, a view at a row (`A[i]`, `&A[i][k]`, C's
+// row-major layout) or all of it as one array (`(const double *)A + k`); null when `a` names no table. `elem` gets its element
+// type, `name` its name.
+Expr *Lowerer::tableRef(const CExpr *a, const Env &env, Type *&elem, std::string &name) {
+  SourceLocation loc = a->getExprLoc();
+  const CExpr *e = a->IgnoreParenImpCasts();
+  const CExpr *rowIdx = nullptr, *off = nullptr;
+  bool minus = false;
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
+    const auto *s = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+    if (!s)
+      return nullptr;
+    e = s->getBase()->IgnoreParenImpCasts();
+    off = s->getIdx();
+  } else if (const auto *b = dyn_cast<BinaryOperator>(e);
+             b && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub) &&
+             b->getType()->isPointerType()) {
+    bool left = b->getLHS()->getType()->isPointerType();
+    e = (left ? b->getLHS() : b->getRHS())->IgnoreParenImpCasts();
+    off = left ? b->getRHS() : b->getLHS();
+    minus = b->getOpcode() == clang::BO_Sub;
+  }
+  if (const auto *s = dyn_cast<ArraySubscriptExpr>(e)) { // a row A[i]
+    rowIdx = s->getIdx();
+    e = s->getBase()->IgnoreParenImpCasts();
+  }
+  // `(const double *)A`: all of a 2-D table's elements, row after row
+  const clang::ExplicitCastExpr *flat = nullptr;
+  if (const auto *c = dyn_cast<clang::ExplicitCastExpr>(e); c && !rowIdx && c->getType()->isPointerType()) {
+    flat = c;
+    e = c->getSubExpr()->IgnoreParenImpCasts();
+  }
+  const VarDecl *v = referencedVar(e);
+  const TableInfo *t = v ? tableOf(v) : nullptr;
+  if (!t)
+    return nullptr;
+  name = v->getNameAsString();
+  elem = t->elem;
+  if (flat) {
+    Type *to = irScalarType(flat->getType()->getPointeeType().getUnqualifiedType());
+    if (!to || !type_eq(to, t->elem))
+      fail(loc, "table '" + name + "' cast to a pointer to another element type in '" +
+                    text(a) + "'");
+  } else if (t->twoDim != (rowIdx != nullptr))
+    fail(loc, "table '" + name + "' used as '" + text(a) + "', which is not a pointer to " +
+                  "its elements; use " + (t->twoDim ? "a row ('" + name + "[i]')" : "'" + name + "'"));
+  Expr *k = nullptr;
+  if (rowIdx)
+    k = iMul(lowerIndex(rowIdx, env), mkInt(t->cols, loc), loc);
+  if (off) {
+    Expr *o = lowerIndex(off, env);
+    if (minus)
+      o = iSub(mkInt(0, loc), o, loc);
+    k = k ? iAdd(k, o, loc) : o;
+  }
+  Expr *whole = tableValue(v, loc);
+  if (!k)
+    return whole;
+  Expr *view = at(ex_view(arena, whole, k), loc);
+  view->type = whole->type;
+  return view;
+}
+
+// A table passed for input array parameter `p` (of type `want`) of
+// `callee`, or null when `a` names no table. The callee sees constants:
+// its derivatives get a tangent of zeros and a cotangent buffer nobody
+// reads (DESIGN 8.38).
+Expr *Lowerer::tableArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,
+                             const std::string &callee, const Env &env) {
+  Type *elem = nullptr;
+  std::string name;
+  Expr *ref = tableRef(a, env, elem, name);
+  if (ref && !type_eq(elem, want->elem))
+    fail(a->getExprLoc(), "table '" + name + "' has another element type than parameter '" +
+                              p->getNameAsString() + "' of '" + callee + "'");
+  return ref;
 }
 
 // `body` under the bindings of the tables it reads at computed indices:

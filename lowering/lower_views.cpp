@@ -17,12 +17,24 @@
 namespace chad {
 namespace lowering_detail {
 
-// `const double *row = A + i*m;`: row is bound to the view, once.
+// `const double *row = A + i*m;`: row is bound to the view, once. A
+// pointer into a constant table is a view of the table.
 void Lowerer::lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> &out) {
   if (scratchArrays.count(v)) // `double *t = malloc(...)` (lower_memory.cpp)
     return lowerScratchDecl(v, env, out);
   SourceLocation loc = v->getLocation();
   const CExpr *init = v->getInit();
+  Type *tableElem = nullptr;
+  std::string table;
+  if (Expr *ref = init ? tableRef(init, env, tableElem, table) : nullptr) { // into a table
+    if (!type_eq(tableElem, arrays.at(v).elem))
+      fail(loc, "pointer '" + v->getNameAsString() + "' has another element type than table '" +
+                    table + "', which it points into");
+    Var *var = var_new(arena, v->getNameAsString().c_str(), ty_array(arena, tableElem));
+    out.push_back({var, ref, loc});
+    env.arrays[v] = ArrayVal{var, nullptr};
+    return;
+  }
   if (!init || !viewBase(init))
     fail(loc, "pointer '" + v->getNameAsString() + "' must be initialised to point "
                   "into an array ('a', '&a[k]' or 'a + k') where it is declared");

@@ -17,7 +17,13 @@
  *             loop counters;
  *   det2, mat23: local two-dimensional arrays with constant indices
  *             only, and with an initializer, updated and read at k;
- *   taylorf:  a float table.
+ *   taylorf:  a float table;
+ *   shekel_rows, weighted, spline, taylor2f: tables passed to
+ *             differentiable functions: rows of a 2-D table (shekel_A[i]),
+ *             a 2-D table flattened by a cast and a pointer into it, a
+ *             whole 1-D table, a view into one (&knots[k], knots + k), an
+ *             int table and a float one, also passed on by the callee and
+ *             to a callee that writes an output array.
  */
 #include <math.h>
 #include "chad.h"
@@ -153,6 +159,71 @@ float taylorf(float x, int row) {
     return taylor_c[row][0] + x * taylor_c[row][1] + x * x * taylor_c[row % 4][1];
 }
 
+/* Tables as arguments: the callees see them as ordinary input arrays. */
+CHAD_DIFFERENTIABLE
+static double sqdist4(const double *a, const double *x) {
+    double d = 0;
+    for (int j = 0; j < 4; j++)
+        d += (x[j] - a[j]) * (x[j] - a[j]);
+    return d;
+}
+
+CHAD_DIFFERENTIABLE
+double shekel_rows(const double *x) {
+    double f = 0;
+    for (int i = 0; i < 10; i++) {
+        const double *row = (const double *)shekel_A + 4 * i;
+        f -= 1 / (shekel_c[i] + (i % 2 ? sqdist4(shekel_A[i], x) : sqdist4(row, x) + 0 * row[1]));
+    }
+    return f + 0 * sqdist4(&shekel_A[9][0], x);
+}
+
+CHAD_DIFFERENTIABLE
+static double dotw(const double *w, const double *x, const int *idx, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += w[i] * x[idx[i]] * x[i];
+    return s;
+}
+
+CHAD_DIFFERENTIABLE
+static double dotw_on(const double *w, const double *x, int n) {
+    return dotw(w, x, perm, n) + w[0] * x[1];
+}
+
+CHAD_DIFFERENTIABLE
+static void scale_by(const double *w, const double *x, int n, double *out) {
+    for (int i = 0; i < n; i++)
+        out[i] = w[i] * sin(x[i]);
+}
+
+CHAD_DIFFERENTIABLE
+double weighted(const double *x) {
+    double y[6];
+    scale_by(shekel_c + 2, x, 6, y);
+    double s = dotw_on(shekel_c, x, 6) + dotw(hartmann_alpha, y, perm, 4);
+    return s + dotw(shekel_c, y, perm, 6);
+}
+
+CHAD_DIFFERENTIABLE
+static double lerp2(const double *k, double u) { return k[0] + u * (k[1] - k[0]); }
+
+CHAD_DIFFERENTIABLE
+double spline(double t) {
+    double u = t * 7;
+    int k = (int)floor(u);
+    k = k < 0 ? 0 : k > 6 ? 6 : k;
+    return lerp2(&knots[k], u - k) + t * lerp2(knots + (6 - k), u - k);
+}
+
+CHAD_DIFFERENTIABLE
+static float linf(const float *c, float x) { return c[0] + x * c[1]; }
+
+CHAD_DIFFERENTIABLE
+float taylor2f(float x, int row) {
+    return linf(taylor_c[row], x) + x * x * taylor_c[row % 4][1];
+}
+
 /* ------------------------------------------------------------ wrappers */
 
 static void sh_w(const double *x, double *y, void *c) { (void)c, y[0] = shekel(x); }
@@ -201,11 +272,40 @@ static void m23_wrev(const double *x, double *xb, double *y, const double *yb, v
     (void)c, y[0] = mat23_rev(x, xb, kk, yb[0]);
 }
 
+static void shr_w(const double *x, double *y, void *c) { (void)c, y[0] = shekel_rows(x); }
+static void shr_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    (void)c, y[0] = shekel_rows_fwd(x, dx, &dy[0]);
+}
+static void shr_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    (void)c, y[0] = shekel_rows_rev(x, xb, yb[0]);
+}
+static void we_w(const double *x, double *y, void *c) { (void)c, y[0] = weighted(x); }
+static void we_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    (void)c, y[0] = weighted_fwd(x, dx, &dy[0]);
+}
+static void we_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    (void)c, y[0] = weighted_rev(x, xb, yb[0]);
+}
+
 GC_WRAP1(interp)
+GC_WRAP1(spline)
 GC_WRAP2(quad)
 
 static int row;
 static double tf_gc(const double *x, void *c) { (void)c; return taylorf((float)x[0], row); }
+static double tf2_gc(const double *x, void *c) { (void)c; return taylor2f((float)x[0], row); }
+static double tf2_gc_fwd(const double *x, const double *dx, double *d_ret, void *c) {
+    float d;
+    float v = taylor2f_fwd((float)x[0], (float)dx[0], row, &d);
+    (void)c, *d_ret = d;
+    return v;
+}
+static double tf2_gc_rev(const double *x, double *x_b, double ret_b, void *c) {
+    float b = (float)x_b[0];
+    float v = taylor2f_rev((float)x[0], &b, row, (float)ret_b);
+    (void)c, x_b[0] = b;
+    return v;
+}
 static double tf_gc_fwd(const double *x, const double *dx, double *d_ret, void *c) {
     float d;
     float v = taylorf_fwd((float)x[0], (float)dx[0], row, &d);
@@ -245,13 +345,27 @@ int main(void) {
                  (int)(sizeof ts / sizeof ts[0]), ts);
     }
     GC_CHECK(quad, 2, 0.7, 1.3, 2.5, -0.4);
-    for (row = 0; row < 4; row++)
+    p.name = "shekel_rows", p.nin = 4, p.f = shr_w, p.fwd = shr_wfwd, p.rev = shr_wrev;
+    gca_check_random(&p, 3, 0, 10);
+    p.name = "weighted", p.nin = 6, p.f = we_w, p.fwd = we_wfwd, p.rev = we_wrev;
+    gca_check_random(&p, 3, -2, 2);
+    {   /* as interp: every interval and both clamps */
+        static const double ts[] = {0.05, 0.2, 0.33, 0.49, 0.6, 0.75, 0.9, 1.2, -0.3};
+        gc_check("spline", 1, spline_gc, spline_gc_fwd, spline_gc_rev, NULL, GC_DOUBLE,
+                 (int)(sizeof ts / sizeof ts[0]), ts);
+    }
+    for (row = 0; row < 4; row++) {
         GC_CHECKF(tf, 1, 0.75, -1.5);
+        GC_CHECKF(tf2, 1, 0.75, -1.5);
+    }
     {   /* exact values: Shekel's minimum is near A[0], rotations keep length */
         double x[4] = {4, 4, 4, 4}, v[3] = {1, 2, 2}, a[3] = {0, 0, 0};
         double xb[4] = {0, 0, 0, 0};
         double f = shekel_rev(x, xb, 1.0);
         gc_expect(f < -10.5 && f > -10.6, "shekel at A[0]", "wrong value");
+        gc_expect(shekel_rows(x) == shekel(x) &&
+                      fabs(spline(0.05) - (interp(0.05) + 0.05 * (0.3 + 0.35 * 1.7))) < 1e-14,
+                  "tables passed: values", "wrong value");
         gc_expect(fabs(rotate(a, v) - (1 + 8 + 12)) < 1e-14, "rotate identity", "wrong value");
         gc_expect(interp(1.0 / 7) == 0.5 && quad(0, 0) > 1.99999 && quad(0, 0) < 2.00001 + 0.55,
                   "interp, quad values", "wrong value");

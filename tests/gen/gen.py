@@ -540,7 +540,7 @@ class Gen:
             elif kind == "cst":
                 args.append("#0.75")
             elif kind == "dat":
-                args.append("dat")
+                args.append(self.dat_arg(c.fn))
             elif kind == "n":
                 args.append("n - 1" if view else "n")
             elif kind == "int":
@@ -1545,7 +1545,7 @@ class Gen:
             elif kind == "cst":
                 args.append("#0.75")
             elif kind == "dat":
-                args.append("dat")
+                args.append(self.dat_arg(c.fn))
             elif kind == "out":
                 args.append(t)
             elif kind == "n":
@@ -1730,6 +1730,18 @@ class Gen:
         for nm, t in fn.slocals:
             add(nm, "&" + nm, t, nm + ".")
         return out
+
+    def dat_arg(self, fn):
+        """What a call passes for a callee's CHAD_INACTIVE array (four
+        elements read): the caller's own, or a file-scope const table, whole
+        or at a view (its own stream)."""
+        if fn.dat and self.rdt.random() < 0.6:
+            return "dat"
+        if fn.T == "float":
+            return "gen_datf"
+        k = self.rdt.randint(0, 4)
+        return self.rdt.choice(["gen_dat", "gen_tab + %d" % k, "&gen_tab[%d]" % k,
+                                "(const double *)gen_tab2 + %d" % (k % 3)])
 
     def callee_ok(self, fn, g):
         """g takes no struct, or only structs fn has (not written ones)."""
@@ -2169,16 +2181,14 @@ class Gen:
         # callees: those without output or in-out arrays; array callees only
         # from array functions (they pass whole arrays), idx only if we have
         # it; struct callees only with the structs they take, not returning one;
-        # a callee with an inactive array only if we have one to pass on (a
-        # file-scope table passed whole is a located error, README)
+        # a callee with an inactive array gets ours, or a file-scope table
         fn.callees = [g for g in self.funcs if g.T == T and g.out is None and g.inout is None and
                       (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
-                      (not g.dat or fn.dat) and self.callee_ok(fn, g)]
+                      self.callee_ok(fn, g)]
         # callees returning a struct (their result initialises or is
         # assigned to a local struct, whose fields are then read)
         fn.rcallees = [g for g in self.funcs if g.T == T and g.sret is not None and
                        not g.souts and g.out is None and g.inout is None and
-                       (not g.dat or fn.dat) and
                        (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
                        all(sp.mode != "arr" and self.struct_values(fn, sp.st, sp.mode == "ptr")
                            for sp in g.sparams)]
