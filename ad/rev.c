@@ -166,6 +166,7 @@ typedef struct Rev {
   bool tbr;         /* the outermost storing loop being made saves nothing
                        of the memory it carries (DESIGN 8.23) */
   bool tbr_conflict; /* ... but a step's reverse reads that memory */
+  const Expr *tbr_loop; /* the loop for which tbr was set */
   FinalReads *final; /* ... and which of its reads no later write changes, */
   Var *final_result; /* ... read again from its result, this (an array) */
   VarMap defs;      /* Var -> its right-hand side anywhere in the body
@@ -1968,7 +1969,7 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
       rereads += ((Expr *)st->reread_rhs.items[i])->kind == E_INDEX;
     if (rereads)
       fprintf(s->dump, ", reads %d again from memory no later write changes", rereads);
-    fprintf(s->dump, "%s\n", s->tbr && s->store_depth == 0
+    fprintf(s->dump, "%s\n", s->tbr && s->tbr_loop == rhs
                                 ? ", and saves nothing it overwrites in the arrays it carries (no "
                                   "reverse reads them after it)"
                                 : "");
@@ -2070,6 +2071,40 @@ static const char *try_store(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **bod
   return why;
 }
 
+/* How the loops met so far run their reverse: saved before an attempt
+ * that may fail after deciding for loops inside it, restored when it
+ * does. */
+typedef struct LoopForms {
+  VarMap fold_tape, while_count, fold_mark, stored;
+} LoopForms;
+
+static LoopForms loop_forms_save(const Rev *s) {
+  LoopForms f = {0};
+  varmap_copy_into(&f.fold_tape, &s->fold_tape);
+  varmap_copy_into(&f.while_count, &s->while_count);
+  varmap_copy_into(&f.fold_mark, &s->fold_mark);
+  varmap_copy_into(&f.stored, &s->stored);
+  return f;
+}
+
+static void loop_forms_free(LoopForms *f) {
+  varmap_free(&f->fold_tape);
+  varmap_free(&f->while_count);
+  varmap_free(&f->fold_mark);
+  varmap_free(&f->stored);
+}
+
+static void loop_forms_restore(Rev *s, LoopForms *f) {
+  varmap_free(&s->fold_tape);
+  varmap_free(&s->while_count);
+  varmap_free(&s->fold_mark);
+  varmap_free(&s->stored);
+  s->fold_tape = f->fold_tape;
+  s->while_count = f->while_count;
+  s->fold_mark = f->fold_mark;
+  s->stored = f->stored;
+}
+
 static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!s->may_store || rhs->kind != E_FOLD || varmap_get(&s->no_store, x))
     return false;
@@ -2085,21 +2120,46 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
                        "loop of a nest (its steps are checkpoints)\n", s->f->name, rhs->loc.line);
     return false;
   }
+  /* 8.23 inside a storing loop's step (8.39): the arrays this loop
+   * carries are made in that step (else their updates are in s->older and
+   * save anyway), whose reverse reads residuals, never their memory; so
+   * only this loop's own reverse could read them as a step left them,
+   * which step_residuals tells (tbr_conflict). Tried first; a conflict
+   * tries again the usual way, from the loop forms as they were. */
+  bool inner = !tbr && !s->tbr && s->store_depth > 0 && type_holds_array(rhs->args[1]->type);
+  LoopForms forms = {0};
+  if (inner)
+    forms = loop_forms_save(s);
   StoreRev *st = arena_alloc(s->a, sizeof *st);
   ptrvec_push(s->a, &s->store_revs, st);
   Expr *body = NULL;
-  if (tbr) {
+  if (tbr || inner) {
     s->tbr = true;
+    s->tbr_loop = rhs;
+  }
+  if (tbr) {
     s->final = final_reads_new(s->a, s->body, rhs);
     s->final_result = x;
   }
   const char *why = try_store(s, x, rhs, st, &body);
-  if (tbr) {
+  if (tbr || inner) {
     s->tbr = false;
+    s->tbr_loop = NULL;
+  }
+  if (tbr) {
     if (s->final)
       final_reads_free(s->final);
     s->final = NULL;
     s->final_result = NULL;
+  }
+  if (inner && s->tbr_conflict) {
+    s->tbr_conflict = false;
+    loop_forms_restore(s, &forms);
+    st = arena_alloc(s->a, sizeof *st);
+    ptrvec_push(s->a, &s->store_revs, st);
+    why = try_store(s, x, rhs, st, &body);
+  } else if (inner) {
+    loop_forms_free(&forms);
   }
   if (tbr && why && s->tbr_conflict) {
     /* a step's reverse reads the carried memory: the log saves it */
@@ -2425,37 +2485,6 @@ static Expr *eager_buffer(Rev *s, const Bindings *b, int at, Var *v, Bindings *p
  * eager sum (below) made a build of its step a fold (builds_as_folds);
  * the sum's reverse made again sees the build, so what the attempt
  * recorded for the fold must go (gen seed 53695, a crash). */
-typedef struct LoopForms {
-  VarMap fold_tape, while_count, fold_mark, stored;
-} LoopForms;
-
-static LoopForms loop_forms_save(const Rev *s) {
-  LoopForms f = {0};
-  varmap_copy_into(&f.fold_tape, &s->fold_tape);
-  varmap_copy_into(&f.while_count, &s->while_count);
-  varmap_copy_into(&f.fold_mark, &s->fold_mark);
-  varmap_copy_into(&f.stored, &s->stored);
-  return f;
-}
-
-static void loop_forms_free(LoopForms *f) {
-  varmap_free(&f->fold_tape);
-  varmap_free(&f->while_count);
-  varmap_free(&f->fold_mark);
-  varmap_free(&f->stored);
-}
-
-static void loop_forms_restore(Rev *s, LoopForms *f) {
-  varmap_free(&s->fold_tape);
-  varmap_free(&s->while_count);
-  varmap_free(&s->fold_mark);
-  varmap_free(&s->stored);
-  s->fold_tape = f->fold_tape;
-  s->while_count = f->while_count;
-  s->fold_mark = f->fold_mark;
-  s->stored = f->stored;
-}
-
 /* Requires: x = rhs, a sum of floats at the top level of f's primal sweep.
  * Guarantees (when it returns true): the primal sweep runs each step and at
  * once its reverse, for the cotangent x will receive, computed before the
