@@ -1334,26 +1334,63 @@ static Var *array_root(Expr *e) {
   return e->kind == E_VAR ? e->var : NULL;
 }
 
+/* The length of array v, made in the step `bprimal` (through updates
+ * and copies, from an alloc or a build), when that is a constant or a
+ * variable bound outside the step (not the loop's counter or state,
+ * which the reverse step binds anew): an atom the reverse step can read
+ * as it is. NULL otherwise. */
+static Expr *outer_length(const Bindings *bprimal, const Var *v, const Expr *loop) {
+  for (int guard = 0; v && guard < 1000; guard++) {
+    Expr *rhs = NULL;
+    for (int i = 0; i < bprimal->vars.len && !rhs; i++)
+      if (bprimal->vars.items[i] == v)
+        rhs = bprimal->rhss.items[i];
+    if (!rhs)
+      return NULL;
+    if (rhs->kind == E_ALLOC || rhs->kind == E_BUILD) {
+      Expr *n = rhs->args[0];
+      if (n->kind == E_CONST)
+        return n;
+      if (n->kind != E_VAR || n->var == loop->var || n->var == loop->var2)
+        return NULL;
+      for (int i = 0; i < bprimal->vars.len; i++)
+        if (bprimal->vars.items[i] == n->var)
+          return NULL;
+      return n;
+    }
+    v = rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR ? rhs->args[0]->var
+        : rhs->kind == E_VAR                                 ? rhs->var
+                                                             : NULL;
+  }
+  return NULL;
+}
+
 /* e with each (len a) of an array a that the step makes replaced by a
- * number the step's primal binds (and so stores): a buffer's allocation
- * is the one read of such an array in the step's reverse. */
-static Expr *store_lengths(Rev *s, Expr *e, const VarMap *made, Bindings *bprimal) {
+ * number the step's primal binds (and so stores), or by the length its
+ * allocation gives when that is known outside the step (outer_length):
+ * a buffer's allocation is the one read of such an array in the step's
+ * reverse. */
+static Expr *store_lengths(Rev *s, Expr *e, const VarMap *made, Bindings *bprimal,
+                           const Expr *loop) {
   if (e->kind == E_LEN) {
     Var *root = array_root(e->args[0]);
     if (!root || !varmap_has(made, root))
       return e;
+    Expr *n = e->args[0]->kind == E_VAR ? outer_length(bprimal, root, loop) : NULL;
+    if (n)
+      return ex_clone_shallow(s->a, n);
     return bind(s, bprimal, arena_printf(s->a, "n_%s", root->name), e);
   }
   Expr *copy = NULL;
   for (int i = 0; i < e->nargs; i++) {
-    Expr *a = store_lengths(s, e->args[i], made, bprimal);
+    Expr *a = store_lengths(s, e->args[i], made, bprimal, loop);
     if (a != e->args[i]) {
       copy = copy ? copy : ex_clone_shallow(s->a, e);
       copy->args[i] = a;
     }
   }
   if (e->kind == E_LET || expr_is_loop(e)) {
-    Expr *b = store_lengths(s, e->body, made, bprimal);
+    Expr *b = store_lengths(s, e->body, made, bprimal, loop);
     if (b != e->body) {
       copy = copy ? copy : ex_clone_shallow(s->a, e);
       copy->body = b;
@@ -1806,7 +1843,7 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
     if (type_holds_array(((Var *)bprimal->vars.items[i])->type))
       varmap_put(&made, bprimal->vars.items[i], bprimal->vars.items[i]);
   for (int i = 0; i < st->rev.rhss.len; i++)
-    st->rev.rhss.items[i] = store_lengths(s, st->rev.rhss.items[i], &made, bprimal);
+    st->rev.rhss.items[i] = store_lengths(s, st->rev.rhss.items[i], &made, bprimal, rhs);
   varmap_free(&made);
   drop_unread(s, st);
   VarMap fresh = {0}, consumed = {0}, bound = {0}, queued = {0};
