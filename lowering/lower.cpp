@@ -1066,6 +1066,8 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   if (isa<clang::UnaryExprOrTypeTraitExpr>(e) || isa<clang::OffsetOfExpr>(e))
     if (Expr *k = foldConstant(e, t)) // sizeof, _Alignof, offsetof
       return at(k, loc);
+  if (const auto *u = dyn_cast<clang::UnaryExprOrTypeTraitExpr>(e))
+    return vlaSizeof(u, t, env);
   if (const auto *c = dyn_cast<clang::CharacterLiteral>(e))
     return mkInt((long long)c->getValue(), loc);
   if (const auto *f = dyn_cast<clang::FloatingLiteral>(e))
@@ -1168,6 +1170,35 @@ Expr *Lowerer::lowerCast(const CastExpr *c, const Env &env) {
     fail(loc,
          std::string("unsupported conversion '") + c->getCastKindName() + "'");
   }
+}
+
+// `sizeof a` of a variable-length array `T a[n]` (T of constant size):
+// n * sizeof(T). C takes n as the declaration evaluated it, so n must be
+// a variable the function never writes, or a constant expression of such.
+Expr *Lowerer::vlaSizeof(const clang::UnaryExprOrTypeTraitExpr *u, Type *t, const Env &env) {
+  SourceLocation loc = u->getExprLoc();
+  const clang::VariableArrayType *vla =
+      u->getKind() == clang::UETT_SizeOf ? ctx.getAsVariableArrayType(u->getTypeOfArgument()) : nullptr;
+  if (!vla || !vla->getSizeExpr() || ctx.getAsVariableArrayType(vla->getElementType()))
+    fail(loc, "'" + text(u) + "' is not a constant; only the size of a type, of a "
+                  "fixed-size object or of a one-dimensional variable-length array is "
+                  "supported");
+  const CExpr *n = vla->getSizeExpr();
+  bool unchanged = !n->HasSideEffects(ctx);
+  std::function<void(const clang::Stmt *)> check = [&](const clang::Stmt *s) {
+    if (const auto *r = dyn_cast<DeclRefExpr>(s))
+      unchanged = unchanged && (!isa<VarDecl>(r->getDecl()) || neverWritten(r->getDecl()));
+    for (const clang::Stmt *c : s->children())
+      if (c)
+        check(c);
+  };
+  check(n);
+  if (!unchanged)
+    fail(loc, "'" + text(u) + "' of a variable-length array whose length '" + text(n) +
+                  "' may change after its declaration; not supported");
+  long long bytes = (long long)ctx.getTypeSizeInChars(vla->getElementType()).getQuantity();
+  Expr *count = convert(lowerExpr(n, env), n->getType(), u->getType(), loc);
+  return iMul(count, mkConst(t, (double)bytes, loc), loc);
 }
 
 // C's conversion of a scalar from type `from` to type `to`.

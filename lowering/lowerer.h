@@ -754,6 +754,7 @@ public:
   const TableInfo *tableOf(const VarDecl *v);
   bool tableInit(const CExpr *init, long long n, long long cols, TableInfo &t);
   Expr *lowerTableRead(const ArraySubscriptExpr *s, const Env &env);
+  Expr *vlaSizeof(const clang::UnaryExprOrTypeTraitExpr *u, Type *t, const Env &env);
   Expr *tableValue(const VarDecl *v, SourceLocation loc);
   Expr *tableRef(const CExpr *a, const Env &env, Type *&elem, std::string &name);
   Expr *tableArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,

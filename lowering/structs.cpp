@@ -1181,14 +1181,20 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       fail(decl->getLocation(), "declaration is not supported");
     const RecordType *rt = recordOf(v->getType());
     long long count = 0; // of a local array of structs
+    Expr *length = nullptr; // of a variable-length one (count is then 1)
     if (const auto *at = ctx.getAsArrayType(v->getType()); at && recordOf(at->getElementType())) {
       const auto *fixed = dyn_cast<ConstantArrayType>(at);
-      if (!fixed || !v->hasLocalStorage())
+      const auto *vla = dyn_cast<VariableArrayType>(at);
+      if ((!fixed && !vla) || !v->hasLocalStorage())
         fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
                                    "' is not supported (only a one-dimensional "
-                                   "local array of constant size)");
-      rt = recordOf(fixed->getElementType());
-      count = (long long)fixed->getSize().getZExtValue();
+                                   "local array)");
+      if (vla && vla->getSizeExpr()->HasSideEffects(ctx))
+        fail(v->getLocation(), "variable-length array of structs '" + v->getNameAsString() +
+                                   "' whose length has side effects; not supported");
+      rt = recordOf(at->getElementType());
+      count = fixed ? (long long)fixed->getSize().getZExtValue() : 1;
+      length = vla ? vla->getSizeExpr() : nullptr;
     }
     if (!rt) {
       if (pointeeRecord(v->getType())) {
@@ -1262,8 +1268,21 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       // as in an array of structs (8.30), with the field's own size as
       // the stride.
       l.stride = count ? (l.kind == LeafKind::Array ? l.size : 1) : 0;
-      QualType t = count ? ctx.getConstantArrayType(l.elem, llvm::APInt(64, count * l.stride),
-                                                    nullptr, ArrayType::Normal, 0)
+      // a variable-length array of structs: variable-length leaves, of
+      // the length times the stride
+      Expr *leafLength = !length || l.stride == 1
+                             ? length
+                             : BinaryOperator::Create(ctx, length,
+                                                      IntegerLiteral::Create(
+                                                          ctx, llvm::APInt(ctx.getIntWidth(length->getType()),
+                                                                           (uint64_t)l.stride),
+                                                          length->getType(), loc),
+                                                      BO_Mul, length->getType(), VK_PRValue,
+                                                      OK_Ordinary, loc, FPOptionsOverride());
+      QualType t = leafLength ? ctx.getVariableArrayType(l.elem, leafLength, ArrayType::Normal, 0,
+                                                         SourceRange())
+                   : count    ? ctx.getConstantArrayType(l.elem, llvm::APInt(64, count * l.stride),
+                                                         nullptr, ArrayType::Normal, 0)
                    : l.kind == LeafKind::Array
                        ? ctx.getConstantArrayType(l.elem,
                                                   llvm::APInt(64, l.size),

@@ -22,14 +22,14 @@ double h(const struct M *m, int i) { // expect-error: cannot differentiate 'h': 
   return m[i].data[0];
 }
 
-/* a local array of structs: one local array per field, so of constant
- * size, and never passed whole to a callee that indexes it (that callee
- * reads the structs' layout) */
+/* a local array of structs: one local array per field (of constant or
+ * variable length), so of one dimension, and never passed whole to a
+ * callee that indexes it (that callee reads the structs' layout) */
 __attribute__((differentiable))
 double k(double a, int n) {
-  struct V vs[n]; // expect-error: cannot differentiate 'k': array of structs 'vs' is not supported (only a one-dimensional local array of constant size)
-  vs[0].x = a;
-  return vs[0].x;
+  struct V vs[2][n];
+  vs[0][1].x = a; // expect-error: cannot differentiate 'k': array of structs ('vs[0][1].x') is not supported
+  return vs[0][1].x;
 }
 
 __attribute__((differentiable))

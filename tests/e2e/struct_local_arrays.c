@@ -8,7 +8,9 @@
  * as indices, structs copied in from a parameter's array of structs,
  * `sizeof` of the array and of one struct, and a struct type declared
  * with the array (`struct Acc { ... } acc[2];`), and arrays with
- * initializers (nested, designated, shorter than the array). Checked against finite differences, by forward / reverse
+ * initializers (nested, designated, shorter than the array), and
+ * variable-length arrays of structs (`Seg g[n]`, `Pt q[n + 1]`) used the
+ * same ways. Checked against finite differences, by forward / reverse
  * duality and for accumulation. */
 #include <math.h>
 #include <stddef.h>
@@ -136,6 +138,31 @@ double initialised(const double *x, int n, double a) {
     return s;
 }
 
+/* variable-length arrays of structs: fixed-array, nested and integer
+ * fields, whole copies, a pointer into it, one struct passed to a callee */
+CHAD_DIFFERENTIABLE
+double variable(const double *x, int n, double a) {
+    Seg g[n];
+    Pt q[n + 1];
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            g[i].w[k] = x[i] * (k + 1) - a;
+        g[i].c.x = sin(x[i]);
+        g[i].c.y = a * x[i];
+        g[i].c.tag = i % 3;
+        q[i] = g[i].c;
+    }
+    q[n] = q[0];
+    for (int i = 0; i <= n; i++)
+        advance(&q[i], 0.125 * a);
+    Pt *last = &q[n];
+    last->y *= a;
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += g[i].w[i % 3] * q[i + 1].y + q[i].x * g[n - 1 - i].c.tag + g[i].w[2] * g[i].c.x;
+    return s + (double)(sizeof g / sizeof g[0]) * q[n].x;
+}
+
 static void pack(Pt *p, const double *x, int n) {
     for (int i = 0; i < n; i++)
         p[i].x = x[2 * i], p[i].y = x[2 * i + 1], p[i].tag = i % 2;
@@ -171,6 +198,7 @@ GCA_WRAP_XNA(copies)
 GCA_WRAP_XNA(inline_type)
 GCA_WRAP_XNA(updated)
 GCA_WRAP_XNA(initialised)
+GCA_WRAP_XNA(variable)
 
 int main(void) {
     static const int sizes[] = {1, 2, 5, 6};
@@ -195,6 +223,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "local arrays of structs with initializers", p.f = initialised_w,
         p.fwd = initialised_wfwd, p.rev = initialised_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "variable-length arrays of structs", p.f = variable_w, p.fwd = variable_wfwd,
+        p.rev = variable_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
         c.n = gathered[s];
         p.nin = 2 * c.n + 1;
