@@ -123,6 +123,9 @@ struct StructVar {
   QualType type;                // the struct type as written (typedef kept)
   StructRole role = StructRole::ByValue;
   bool constData = false; // `const struct S *p`
+  // LocalArray from `S *t = malloc(n * sizeof *t)` (or calloc): each leaf
+  // is allocated by the same call, freed where t is
+  const CallExpr *allocation = nullptr;
   std::vector<Leaf> leaves;
   bool active() const {
     for (const Leaf &l : leaves)
@@ -346,6 +349,10 @@ private:
                long long k, SourceLocation loc);
   Expr *indexSum(const std::vector<const Expr *> &index, SourceLocation loc);
   Expr *longBinary(Expr *a, Expr *b, BinaryOperatorKind op, SourceLocation loc);
+  const CallExpr *allocatedStructs(const VarDecl *v);
+  Expr *reallocate(const CallExpr *c, QualType st, const Leaf &l);
+  bool freesStructs(const CallExpr *c);
+  Stmt *freeLeaves(CallExpr *c);
 
   // node builders
   Expr *ref(VarDecl *d, SourceLocation loc) {
@@ -682,7 +689,8 @@ void Flattener::scanStructPointers(const Stmt *s, FlatSig &sig) {
                "local pointer to a struct '" + v->getNameAsString() +
                    "' is declared without an initialiser; initialise it "
                    "with the struct's address where it is declared");
-        sig.structPointers[v] = v->getInit();
+        if (!allocatedStructs(v)) // else an array of structs of its own
+          sig.structPointers[v] = v->getInit();
       }
   for (const Stmt *c : s->children())
     scanStructPointers(c, sig);
@@ -709,7 +717,9 @@ bool Flattener::intoArray(const VarDecl *v, const FlatSig &sig) {
                ->IgnoreParenImpCasts();
   const auto *d = dyn_cast<DeclRefExpr>(root);
   const auto *t = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
-  const auto *at = t && t->hasLocalStorage() ? ctx.getAsConstantArrayType(t->getType()) : nullptr;
+  if (t && allocatedStructs(t)) // `S *t = malloc(...)`
+    return true;
+  const auto *at = t && t->hasLocalStorage() ? ctx.getAsArrayType(t->getType()) : nullptr;
   return at && recordOf(at->getElementType());
 }
 
@@ -982,6 +992,109 @@ Expr *Flattener::longBinary(Expr *a, Expr *b, BinaryOperatorKind op,
                                 OK_Ordinary, loc, FPOptionsOverride());
 }
 
+// `S *t = malloc(...)` or `calloc(...)`: the call, when v is so
+// initialised (a local array of structs from the heap); null otherwise.
+// realloc is refused: each field's array would move on its own.
+const CallExpr *Flattener::allocatedStructs(const VarDecl *v) {
+  const Expr *init = v->getInit();
+  const auto *c = init ? dyn_cast<CallExpr>(init->IgnoreParenCasts()) : nullptr;
+  const FunctionDecl *f = c ? c->getDirectCallee() : nullptr;
+  if (!f || !pointeeRecord(v->getType()) || !v->hasLocalStorage())
+    return nullptr;
+  std::string name = f->getNameAsString();
+  if (name == "realloc")
+    fail(v->getLocation(), "array of structs '" + v->getNameAsString() +
+                               "' from realloc; not supported (malloc and calloc are)");
+  if ((name != "malloc" || c->getNumArgs() != 1) && (name != "calloc" || c->getNumArgs() != 2))
+    return nullptr;
+  return c;
+}
+
+// The allocation c of an array of structs of type `st`, made again for
+// leaf l: the same counts (the factors of c's byte size that are not
+// constants) times the bytes of l's part of one struct, `stride *
+// sizeof(elem)`, so that the lowering counts the leaf's elements from it.
+Expr *Flattener::reallocate(const CallExpr *c, QualType st, const Leaf &l) {
+  SourceLocation loc = c->getExprLoc();
+  std::vector<const Expr *> factors, counts;
+  std::function<void(const Expr *)> split = [&](const Expr *e) {
+    const Expr *p = e->IgnoreParenImpCasts();
+    if (const auto *b = dyn_cast<BinaryOperator>(p); b && b->getOpcode() == BO_Mul) {
+      split(b->getLHS());
+      split(b->getRHS());
+      return;
+    }
+    factors.push_back(e);
+  };
+  for (const Expr *a : c->arguments())
+    split(a);
+  llvm::APInt bytes(64, 1);
+  for (const Expr *f : factors) {
+    Expr::EvalResult r;
+    if (f->isValueDependent() || !f->EvaluateAsInt(r, ctx) || r.HasSideEffects)
+      counts.push_back(f);
+    else
+      bytes *= r.Val.getInt().zextOrTrunc(64);
+  }
+  long long structBytes = ctx.getTypeSizeInChars(st).getQuantity();
+  if (structBytes <= 0 || bytes.getZExtValue() % (uint64_t)structBytes != 0)
+    fail(loc, "'" + text(c) + "' allocates no whole number of '" + typeName(st, ctx) + "'");
+  uint64_t perStruct = (uint64_t)(l.stride ? l.stride : 1) *
+                       (uint64_t)ctx.getTypeSizeInChars(l.elem).getQuantity();
+  QualType size = ctx.getSizeType();
+  Expr *total = IntegerLiteral::Create(
+      ctx, llvm::APInt(ctx.getIntWidth(size), bytes.getZExtValue() / (uint64_t)structBytes * perStruct),
+      size, loc);
+  Expr *n = nullptr;
+  for (const Expr *k : counts) {
+    Expr *x = const_cast<Expr *>(k);
+    if (x->isGLValue())
+      x = rvalue(x);
+    if (!ctx.hasSameUnqualifiedType(x->getType(), size))
+      x = ImplicitCastExpr::Create(ctx, size, CK_IntegralCast, x, nullptr, VK_PRValue,
+                                   FPOptionsOverride());
+    n = n ? BinaryOperator::Create(ctx, n, x, BO_Mul, size, VK_PRValue, OK_Ordinary, loc,
+                                   FPOptionsOverride())
+          : x;
+  }
+  std::vector<Expr *> args;
+  if (c->getNumArgs() == 2) // calloc(count, bytes of one)
+    args = {n ? n : IntegerLiteral::Create(ctx, llvm::APInt(ctx.getIntWidth(size), 1), size, loc),
+            total};
+  else
+    args = {n ? BinaryOperator::Create(ctx, n, total, BO_Mul, size, VK_PRValue, OK_Ordinary, loc,
+                                       FPOptionsOverride())
+              : total};
+  return CallExpr::Create(ctx, const_cast<Expr *>(c->getCallee()), args, c->getType(), VK_PRValue,
+                          c->getRParenLoc(), FPOptionsOverride());
+}
+
+// `free(t)` of an array of structs from malloc or calloc?
+bool Flattener::freesStructs(const CallExpr *c) {
+  const FunctionDecl *f = c->getDirectCallee();
+  if (!f || f->getNameAsString() != "free" || c->getNumArgs() != 1)
+    return false;
+  const auto *d = dyn_cast<DeclRefExpr>(c->getArg(0)->IgnoreParenCasts());
+  auto it = d ? vars.find(dyn_cast<VarDecl>(d->getDecl())) : vars.end();
+  return it != vars.end() && it->second->allocation;
+}
+
+// `free(t)`: each of t's leaves freed.
+Stmt *Flattener::freeLeaves(CallExpr *c) {
+  SourceLocation loc = c->getBeginLoc();
+  const auto *d = cast<DeclRefExpr>(c->getArg(0)->IgnoreParenCasts());
+  StructVar *sv = vars.at(cast<VarDecl>(d->getDecl()));
+  QualType voidPtr = ctx.getPointerType(ctx.VoidTy);
+  std::vector<Stmt *> frees;
+  for (Leaf &l : sv->leaves) {
+    Expr *arg = ImplicitCastExpr::Create(ctx, voidPtr, CK_BitCast, rvalue(ref(l.decl, loc)), nullptr,
+                                         VK_PRValue, FPOptionsOverride());
+    frees.push_back(CallExpr::Create(ctx, c->getCallee(), {arg}, c->getType(), VK_PRValue,
+                                     c->getRParenLoc(), FPOptionsOverride()));
+  }
+  return block(frees, loc);
+}
+
 // The index of a struct in an array of structs, as a `long` (null: 0).
 Expr *Flattener::indexSum(const std::vector<const Expr *> &index,
                           SourceLocation loc) {
@@ -1196,6 +1309,11 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       count = fixed ? (long long)fixed->getSize().getZExtValue() : 1;
       length = vla ? vla->getSizeExpr() : nullptr;
     }
+    const CallExpr *allocation = rt ? nullptr : allocatedStructs(v);
+    if (allocation) {
+      rt = pointeeRecord(v->getType());
+      count = 1;
+    }
     if (!rt) {
       if (pointeeRecord(v->getType())) {
         // another name for a struct (scanStructPointers): nothing declared
@@ -1252,7 +1370,10 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
     sv->var = v;
     sv->name = v->getNameAsString();
     sv->role = count ? StructRole::LocalArray : StructRole::Local;
-    sv->type = count ? ctx.getAsArrayType(v->getType())->getElementType() : v->getType();
+    sv->type = allocation ? v->getType()->getPointeeType()
+               : count    ? ctx.getAsArrayType(v->getType())->getElementType()
+                          : v->getType();
+    sv->allocation = allocation;
     std::vector<const FieldDecl *> path;
     collectLeaves(rt->getDecl(), path, sv->leaves, ctx, v->getLocation(),
                   "local '" + sv->name + "'");
@@ -1279,8 +1400,9 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
                                                           length->getType(), loc),
                                                       BO_Mul, length->getType(), VK_PRValue,
                                                       OK_Ordinary, loc, FPOptionsOverride());
-      QualType t = leafLength ? ctx.getVariableArrayType(l.elem, leafLength, ArrayType::Normal, 0,
-                                                         SourceRange())
+      QualType t = allocation ? ctx.getPointerType(l.elem)
+                   : leafLength ? ctx.getVariableArrayType(l.elem, leafLength, ArrayType::Normal, 0,
+                                                           SourceRange())
                    : count    ? ctx.getConstantArrayType(l.elem, llvm::APInt(64, count * l.stride),
                                                          nullptr, ArrayType::Normal, 0)
                    : l.kind == LeafKind::Array
@@ -1294,6 +1416,10 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
                                v->getLocation(), v->getLocation(),
                                &ctx.Idents.get(leafName), t,
                                ctx.getTrivialTypeSourceInfo(t), SC_None);
+      if (allocation) // the field's share of the struct's allocation
+        l.decl->setInit(ImplicitCastExpr::Create(ctx, t, CK_BitCast,
+                                                 reallocate(allocation, sv->type, l), nullptr,
+                                                 VK_PRValue, FPOptionsOverride()));
       leafDecls.push_back(l.decl);
     }
     StructVar *raw = sv.get();
@@ -1315,7 +1441,7 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
       }
       continue;
     }
-    if (const Expr *init = v->getInit()) {
+    if (const Expr *init = allocation ? nullptr : v->getInit()) {
       if (isa<CallExpr>(init->IgnoreParenImpCasts())) {
         std::vector<Stmt *> call;
         callIntoLeaves(StructRef{raw, {}, {}}, init, call, v->getLocation());
@@ -1661,6 +1787,12 @@ void Flattener::walk(Stmt *&slot, bool statement) {
     replace(slot, to);
     return;
   }
+  if (auto *c = dyn_cast<CallExpr>(e); c && freesStructs(c)) {
+    if (!statement)
+      fail(c->getBeginLoc(), "'" + text(c) + "' inside an expression; write it as a statement");
+    replace(slot, freeLeaves(c));
+    return;
+  }
   if (auto *c = dyn_cast<CallExpr>(e)) {
     const FunctionDecl *callee = c->getDirectCallee();
     bool structs = false;
@@ -1687,8 +1819,28 @@ void Flattener::walk(Stmt *&slot, bool statement) {
                                  "' with a struct, which is not "
                                  "differentiable");
   }
+  if (pointeeRecord(e->getType()) &&
+      e->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull))
+    return; // NULL, compared with a pointer to structs
   if (recordOf(e->getType()) || pointeeRecord(e->getType())) {
     const Expr *x = e->IgnoreParenImpCasts();
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp())
+      if (const auto *d = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts())) {
+        auto it = vars.find(dyn_cast<VarDecl>(d->getDecl()));
+        if (it != vars.end() && it->second->allocation)
+          fail(b->getOperatorLoc(), "array of structs '" + it->second->name + "' from " +
+                                        it->second->allocation->getDirectCallee()->getNameAsString() +
+                                        " is assigned ('" + text(b) + "'); not supported");
+      }
+    if (const auto *d = dyn_cast<DeclRefExpr>(x); d && e->isPRValue()) {
+      // `!t`, `t == NULL` of an array of structs from malloc: its first
+      // leaf's pointer, which the lowering tests as it tests scratch
+      auto it = vars.find(dyn_cast<VarDecl>(d->getDecl()));
+      if (it != vars.end() && it->second->allocation && !it->second->leaves.empty()) {
+        replace(slot, rvalue(ref(it->second->leaves[0].decl, e->getExprLoc())));
+        return;
+      }
+    }
     if (const auto *u = dyn_cast<UnaryOperator>(x);
         u && u->getOpcode() == UO_AddrOf)
       fail(e->getBeginLoc(), "address of a struct '" + text(e) +
@@ -1782,7 +1934,10 @@ bool Flattener::walkArrayPointer(Stmt *&slot) {
     made = UnaryOperator::Create(ctx, ref(k, loc), u->getOpcode(), ctx.LongTy,
                                  VK_PRValue, OK_Ordinary, loc, false, FPOptionsOverride());
   } else if (b && b->isComparisonOp() && pointeeRecord(b->getLHS()->getType()) &&
-             pointeeRecord(b->getRHS()->getType())) {
+             pointeeRecord(b->getRHS()->getType()) &&
+             // `t == NULL`: a null test, of the first leaf (walk)
+             !b->getLHS()->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull) &&
+             !b->getRHS()->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull)) {
     StructRef l;
     const Expr *lx = b->getLHS()->IgnoreParenImpCasts();
     if (const auto *a = dyn_cast<UnaryOperator>(lx); a && a->getOpcode() == UO_AddrOf)
@@ -1793,6 +1948,17 @@ bool Flattener::walkArrayPointer(Stmt *&slot) {
     made = BinaryOperator::Create(ctx, indexOf(b->getLHS(), l.sv), indexOf(b->getRHS(), l.sv),
                                   b->getOpcode(), ctx.IntTy, VK_PRValue, OK_Ordinary, loc,
                                   FPOptionsOverride());
+  } else if (b && b->getOpcode() == BO_Sub && pointeeRecord(b->getLHS()->getType()) &&
+             pointeeRecord(b->getRHS()->getType())) {
+    // `p - q` into one array of structs: the difference of the indices
+    StructRef l;
+    const Expr *lx = b->getLHS()->IgnoreParenImpCasts();
+    if (const auto *a = dyn_cast<UnaryOperator>(lx); a && a->getOpcode() == UO_AddrOf)
+      lx = a->getSubExpr();
+    if (!resolveRef(lx, l) || !indexed(l.sv->role))
+      fail(loc, "difference '" + text(b) + "' of pointers to structs is not supported (only "
+                "of pointers into one array of structs)");
+    made = longBinary(indexOf(b->getLHS(), l.sv), indexOf(b->getRHS(), l.sv), BO_Sub, loc);
   }
   if (!made)
     return false;

@@ -9,11 +9,13 @@
  * `sizeof` of the array and of one struct, and a struct type declared
  * with the array (`struct Acc { ... } acc[2];`), and arrays with
  * initializers (nested, designated, shorter than the array), and
- * variable-length arrays of structs (`Seg g[n]`, `Pt q[n + 1]`) used the
- * same ways. Checked against finite differences, by forward / reverse
+ * variable-length arrays of structs (`Seg g[n]`, `Pt q[n + 1]`) and
+ * arrays of structs from malloc and calloc (`Pt *q = malloc(n * sizeof
+ * *q)`, freed) used the same ways. Checked against finite differences, by forward / reverse
  * duality and for accumulation. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include "chad.h"
 #include "gradcheck.h"
 
@@ -163,6 +165,34 @@ double variable(const double *x, int n, double a) {
     return s + (double)(sizeof g / sizeof g[0]) * q[n].x;
 }
 
+/* arrays of structs from the heap: malloc and calloc, fixed-array and
+ * integer fields, null tests, a pointer walked through one (and its
+ * index, p - q), a callee updating one struct, whole copies between the
+ * two, both freed */
+CHAD_DIFFERENTIABLE
+double heap(const double *x, int n, double a) {
+    Pt *q = malloc((size_t)n * sizeof *q);
+    Seg *g = calloc((size_t)n + 1, sizeof(Seg));
+    if (!q || g == NULL)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        q[i].x = x[i] * a;
+        q[i].y = exp(-x[i] * x[i]);
+        q[i].tag = (i + 1) % 3;
+        for (int k = 0; k < 3; k++)
+            g[i + 1].w[k] = q[i].x * (k - 1);
+        g[i].c = q[i];
+    }
+    for (Pt *p = q; p < q + n; p++)
+        advance(p, 0.5 * a * x[p - q]);
+    double s = g[n].w[2] + g[0].c.y;
+    for (int i = 0; i < n; i++)
+        s += q[i].x * g[i].c.y * q[i].tag + g[i + 1].w[0] * q[n - 1 - i].y;
+    free(q);
+    free(g);
+    return s;
+}
+
 static void pack(Pt *p, const double *x, int n) {
     for (int i = 0; i < n; i++)
         p[i].x = x[2 * i], p[i].y = x[2 * i + 1], p[i].tag = i % 2;
@@ -199,6 +229,7 @@ GCA_WRAP_XNA(inline_type)
 GCA_WRAP_XNA(updated)
 GCA_WRAP_XNA(initialised)
 GCA_WRAP_XNA(variable)
+GCA_WRAP_XNA(heap)
 
 int main(void) {
     static const int sizes[] = {1, 2, 5, 6};
@@ -226,6 +257,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "variable-length arrays of structs", p.f = variable_w, p.fwd = variable_wfwd,
         p.rev = variable_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "arrays of structs from malloc and calloc", p.f = heap_w, p.fwd = heap_wfwd,
+        p.rev = heap_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
         c.n = gathered[s];
         p.nin = 2 * c.n + 1;
