@@ -407,6 +407,8 @@ class Gen:
         self.rdt = random.Random(seed * 314606891 + 53)
         # and so do those about callees that write v[n - 1] of a view
         self.rtl = random.Random(seed * 334214459 + 59)
+        # local arrays of structs of variable length or from the heap
+        self.rsh = random.Random(seed * 353868019 + 61)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -1783,7 +1785,24 @@ class Gen:
                 out.append(S(self, "raw", "%s %s[%d] = {{%s}};" % (spell, nm, k, ", ".join(items)),
                              kids, fixed=True))
             else:
-                out.append(S(self, "raw", "%s %s[%d];" % (spell, nm, k), fixed=True))
+                # fixed, variable-length (its length a variable never
+                # written), or from malloc / calloc (freed before the
+                # function's last return)
+                form = self.rsh.choice(["fixed", "fixed", "vla", "malloc", "calloc"])
+                if form == "vla":
+                    out.append(S(self, "raw", "int %s_n = %d;" % (nm, k), fixed=True))
+                    out.append(S(self, "raw", "%s %s[%s_n];" % (spell, nm, nm), fixed=True))
+                elif form == "malloc":
+                    out.append(S(self, "raw", "%s *%s = malloc(%d * sizeof *%s);" % (spell, nm, k, nm),
+                                 fixed=True))
+                elif form == "calloc":
+                    out.append(S(self, "raw", "%s *%s = calloc(%d, sizeof(%s));" % (spell, nm, k, spell),
+                                 fixed=True))
+                else:
+                    out.append(S(self, "raw", "%s %s[%d];" % (spell, nm, k), fixed=True))
+                if form in ("malloc", "calloc"):
+                    fn.frees.append(nm)
+                    self.scratch_used = True  # <stdlib.h>
                 for e in range(k):
                     out += self.assign_fields(c, st, "%s[%d]." % (nm, e))
             for e in range(k):
@@ -2106,6 +2125,7 @@ class Gen:
         fn.T = T
         fn.n = n
         fn.nvar = 0
+        fn.frees = []  # arrays of structs from the heap, freed before the return
         fn.kinks = 0
         fn.max_kinks = r.choice([0, 1, 2, 3]) if T == "double" else r.choice([0, 0, 1])
         fn.callees = [g for g in self.funcs if g.T == T and g.out is None and (not g.arrays or True)]
@@ -2288,8 +2308,17 @@ class Gen:
             body.extend(self.struct_outputs(c))
         if fn.ret:
             tail = self.linear_sum(c, body) if fn.arrays and self.rls.random() < 0.3 else ""
-            body.append(S(self, "raw", "return {0} + #0.1 * tanh({1})%s;" % tail,
-                          [self.expr(c, 2), self.use_all(c)], fixed=True))
+            if fn.frees:
+                # the heap's arrays of structs freed after the value is made
+                fn.nvar += 1
+                v = "rf%d" % fn.nvar
+                body.append(S(self, "raw", "@T %s = {0} + #0.1 * tanh({1})%s;" % (v, tail),
+                              [self.expr(c, 2), self.use_all(c)], fixed=True))
+                body += [S(self, "raw", "free(%s);" % m, fixed=True) for m in fn.frees]
+                body.append(S(self, "raw", "return %s;" % v, fixed=True))
+            else:
+                body.append(S(self, "raw", "return {0} + #0.1 * tanh({1})%s;" % tail,
+                              [self.expr(c, 2), self.use_all(c)], fixed=True))
         elif fn.sret is not None:
             body.extend(self.struct_return(c))
         elif fn.inout and fn.out is None and not fn.souts:
