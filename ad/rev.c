@@ -1683,6 +1683,72 @@ static int residual_size(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev *st, con
  * (operands first) rather than stored: indices cost less to compute than
  * to push and take. */
 static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                      StoreRev *st, VarMap *done, Var *v, int depth);
+
+/* An atom of a block the reverse step can compute: a constant, the
+ * counter, a variable bound earlier in the same block (`local`), one
+ * from outside the step, or one of the step that int_again computes. */
+static bool atom_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                       StoreRev *st, VarMap *done, const VarMap *local, Expr *a, int depth) {
+  if (a->kind == E_CONST || (a->kind == E_VAR && (a->var == counter || varmap_has(local, a->var))))
+    return true;
+  if (a->kind != E_VAR)
+    return false;
+  return !varmap_has(bound, a->var) ||
+         int_again(s, bprimal, bound, counter, st, done, a->var, depth + 1);
+}
+
+/* A branch of an int `if` made of cheap primitives over atoms atom_again
+ * accepts, as a copy whose variables are fresh (the reverse step binds
+ * them again); NULL when it is not one. */
+static Expr *int_block_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                             StoreRev *st, VarMap *done, Expr *e, int depth) {
+  VarMap local = {0}, subst = {0};
+  Bindings copy = {0};
+  bool ok = true;
+  for (; e->kind == E_LET && ok; e = e->body) {
+    Expr *rhs = e->args[0];
+    ok = is_cheap(rhs);
+    for (int i = 0; i < rhs->nargs && ok; i++)
+      ok = atom_again(s, bprimal, bound, counter, st, done, &local, rhs->args[i], depth);
+    if (!ok)
+      break;
+    varmap_put(&local, e->var, e->var);
+    Var *fresh = var_new(s->a, nameset_fresh(s->names, s->a, e->var->name), e->var->type);
+    bindings_push(s->a, &copy, fresh, expr_subst(s->a, rhs, &subst));
+    varmap_put(&subst, e->var, ex_var(s->a, fresh));
+  }
+  ok = ok && expr_is_atom(e) && atom_again(s, bprimal, bound, counter, st, done, &local, e, depth);
+  Expr *r = ok ? bindings_build(s->a, &copy, expr_subst(s->a, e, &subst)) : NULL;
+  varmap_free(&local);
+  varmap_free(&subst);
+  return r;
+}
+
+/* int_again for v = (if c t e) of ints (a loop's trip count, `(if (gt d
+ * (add i 1)) (sub d (add i 1)) 0)`): the condition an atom it computes,
+ * each branch a block of cheap primitives; the copy's branches bind
+ * fresh variables. */
+static bool int_select_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
+                             StoreRev *st, VarMap *done, Var *v, Expr *rhs, int depth) {
+  VarMap none = {0};
+  if (!atom_again(s, bprimal, bound, counter, st, done, &none, rhs->args[0], depth))
+    return false;
+  Expr *branches[2];
+  for (int j = 0; j < 2; j++)
+    if (!(branches[j] = int_block_again(s, bprimal, bound, counter, st, done, rhs->args[1 + j],
+                                        depth)))
+      return false;
+  Expr *again = ex_if(s->a, rhs->args[0], branches[0], branches[1]);
+  again->type = rhs->type;
+  again->loc = rhs->loc;
+  varmap_put(done, v, v);
+  ptrvec_push(s->a, &st->again, v);
+  ptrvec_push(s->a, &st->again_rhs, again);
+  return true;
+}
+
+static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var *counter,
                       StoreRev *st, VarMap *done, Var *v, int depth) {
   if (varmap_has(done, v))
     return true;
@@ -1692,6 +1758,8 @@ static bool int_again(Rev *s, const Bindings *bprimal, const VarMap *bound, Var 
   for (int i = 0; i < bprimal->vars.len && !rhs; i++)
     if (bprimal->vars.items[i] == v)
       rhs = bprimal->rhss.items[i];
+  if (rhs && rhs->kind == E_IF && rhs->type && rhs->type->kind == TY_INT)
+    return int_select_again(s, bprimal, bound, counter, st, done, v, rhs, depth);
   if (!rhs || !is_cheap(rhs))
     return false;
   for (int i = 0; i < rhs->nargs; i++) {
