@@ -1933,32 +1933,24 @@ bool Flattener::walkArrayPointer(Stmt *&slot) {
       return false;
     made = UnaryOperator::Create(ctx, ref(k, loc), u->getOpcode(), ctx.LongTy,
                                  VK_PRValue, OK_Ordinary, loc, false, FPOptionsOverride());
-  } else if (b && b->isComparisonOp() && pointeeRecord(b->getLHS()->getType()) &&
-             pointeeRecord(b->getRHS()->getType()) &&
+  } else if (b && (b->isComparisonOp() || b->getOpcode() == BO_Sub) &&
+             pointeeRecord(b->getLHS()->getType()) && pointeeRecord(b->getRHS()->getType()) &&
              // `t == NULL`: a null test, of the first leaf (walk)
              !b->getLHS()->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull) &&
              !b->getRHS()->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull)) {
+    // `p < q`, `p - q` into one array of structs: of the indices
+    bool sub = b->getOpcode() == BO_Sub;
     StructRef l;
     const Expr *lx = b->getLHS()->IgnoreParenImpCasts();
     if (const auto *a = dyn_cast<UnaryOperator>(lx); a && a->getOpcode() == UO_AddrOf)
       lx = a->getSubExpr();
     if (!resolveRef(lx, l) || !indexed(l.sv->role))
-      fail(loc, "comparison '" + text(b) + "' of pointers to structs is not "
-                "supported (only of pointers into one array of structs)");
+      fail(loc, std::string(sub ? "difference '" : "comparison '") + text(b) +
+                    "' of pointers to structs is not supported (only of pointers into one "
+                    "array of structs)");
     made = BinaryOperator::Create(ctx, indexOf(b->getLHS(), l.sv), indexOf(b->getRHS(), l.sv),
-                                  b->getOpcode(), ctx.IntTy, VK_PRValue, OK_Ordinary, loc,
-                                  FPOptionsOverride());
-  } else if (b && b->getOpcode() == BO_Sub && pointeeRecord(b->getLHS()->getType()) &&
-             pointeeRecord(b->getRHS()->getType())) {
-    // `p - q` into one array of structs: the difference of the indices
-    StructRef l;
-    const Expr *lx = b->getLHS()->IgnoreParenImpCasts();
-    if (const auto *a = dyn_cast<UnaryOperator>(lx); a && a->getOpcode() == UO_AddrOf)
-      lx = a->getSubExpr();
-    if (!resolveRef(lx, l) || !indexed(l.sv->role))
-      fail(loc, "difference '" + text(b) + "' of pointers to structs is not supported (only "
-                "of pointers into one array of structs)");
-    made = longBinary(indexOf(b->getLHS(), l.sv), indexOf(b->getRHS(), l.sv), BO_Sub, loc);
+                                  b->getOpcode(), sub ? ctx.LongTy : ctx.IntTy, VK_PRValue,
+                                  OK_Ordinary, loc, FPOptionsOverride());
   }
   if (!made)
     return false;
