@@ -514,7 +514,7 @@ def synth(rng):
                        "call_chain", "many_params", "long_loop_body",
                        "deep_assign", "huge_consts", "many_arrays",
                        "wide_expr", "deep_blocks", "loop_in_if_deep",
-                       "struct_array"])
+                       "struct_array", "heap_structs", "table_rows"])
     hdr = "#include <math.h>\n"
     if kind == "deep_paren":
         n = rng.choice([100, 250, 300, 1000, 5000])
@@ -608,6 +608,35 @@ def synth(rng):
                "%s double f(const struct S_fz *pts, int n, double a) { double s = 0;\n"
                "for (int i = 0; i < n; i++) { const struct S_fz *p = &pts[i];\n"
                "s += a * (%s) + p->v[p->k %% 3] * p->k; }\nreturn s; }\n" % (fields, ann, terms))
+    elif kind == "heap_structs":
+        # an array of structs of many fields from malloc or calloc, or a
+        # VLA of them, filled, read, freed
+        n = rng.choice([2, 50, 300])
+        fields = " ".join("double f%d;" % k for k in range(n))
+        fill = " ".join("q[i].f%d = x[i] * %d.5;" % (k, k) for k in range(n))
+        terms = " + ".join("q[i].f%d * q[(i + %d) %% m].f%d" % (k, k, (k * 3) % n) for k in range(n))
+        decl = rng.choice(["struct H_fz *q = malloc((size_t)m * sizeof *q); if (!q) return 0;",
+                           "struct H_fz *q = calloc((size_t)m, sizeof(struct H_fz)); if (q == NULL) return 0;",
+                           "struct H_fz q[m]; (void)sizeof q;"])
+        free = "free(q);" if "alloc" in decl else ""
+        src = ("#include <stdlib.h>\nstruct H_fz { %s int k; };\n"
+               "%s double f(const double *x, int m) { %s\n"
+               "for (int i = 0; i < m; i++) { %s q[i].k = i; }\n"
+               "double s = 0; for (int i = 0; i < m; i++) s += %s + q[i].k;\n%s return s; }\n"
+               % (fields, ann, decl, fill, terms, free))
+    elif kind == "table_rows":
+        # a large 2-D constant table whose rows, views and flattened form
+        # are passed to a differentiable callee
+        rows, cols = rng.choice([(2, 3), (50, 8), (400, 16), (1000, 64)])
+        vals = ", ".join("{%s}" % ", ".join("%d.25" % ((r * cols + c) % 17 - 8) for c in range(cols))
+                         for r in range(rows))
+        src = ("static const double T_fz[%d][%d] = {%s};\n"
+               "%s static double dot_fz(const double *r, const double *x) { double s = 0;\n"
+               "for (int j = 0; j < %d; j++) s += r[j] * x[j]; return s; }\n"
+               "%s double f(const double *x) { double s = 0;\n"
+               "for (int i = 0; i < %d; i++) s += dot_fz(T_fz[i], x) * x[i %% %d];\n"
+               "return s + dot_fz((const double *)T_fz + %d, x) + dot_fz(&T_fz[0][0], x); }\n"
+               % (rows, cols, vals, ann, cols, ann, rows, cols, (rows - 1) * cols))
     else:  # deep_blocks
         n = rng.choice([100, 255, 300, 1000])
         src = "%s double f(double x) { double r = x;\n%sr = r * x;\n%s return r; }\n" % (ann, "{" * n, "}" * n)
