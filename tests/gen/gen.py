@@ -923,6 +923,17 @@ class Gen:
                      body=[S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, m, j), [self.expr(rd, 2)],
                              fixed=True)],
                      fixed=True))
+        if form == "vla" and self.rsh.random() < 0.5:
+            # sizeof of the VLA: n elements (n is never written)
+            out.append(S(self, "raw", "%s += (@T)(sizeof %s / sizeof %s[0]) * #0.125;" % (v, m, m),
+                         fixed=True))
+        if fn.T == "double" and self.rsh.random() < 0.2:
+            # a pointer into a constant table, read at a computed index
+            fn.nvar += 1
+            tp = "tp%d" % fn.nvar
+            out.append(S(self, "raw", "const double *%s = %s;" % (tp, self.rsh.choice(
+                ["gen_tab + (n % 4)", "gen_tab2[n % 2]", "(const double *)gen_tab2 + 1"])), fixed=True))
+            out.append(S(self, "raw", "%s += %s[1] * #0.5 + %s[0];" % (v, tp, tp), fixed=True))
         if form != "vla":
             out.append(S(self, "raw", "free(%s);" % m, fixed=True))
         c.vars.append(v)
