@@ -99,6 +99,7 @@ typedef struct Em {
   Diag *err;
   bool failed;
   bool if_result; /* declaring an if's result variables */
+  PtrVec flat_rows; /* lines that name a parameter C takes as rows flat */
 } Em;
 
 static void em_fail(Em *e, const char *what) {
@@ -156,6 +157,17 @@ static const char *param_type(Arena *a, const Type *t, bool writable) {
   if (t->kind == TY_ARRAY && !writable)
     return arena_printf(a, "const %s *", c_type(a, t->elem));
   return c_type(a, t);
+}
+
+/* A parameter's declaration: `const double *x`, or for one C takes as rows
+ * of length `rows` (Func.rows), `const double (*A)[3]`. */
+static const char *param_decl(Arena *a, const Type *t, bool writable, long long rows,
+                              const char *name) {
+  if (rows > 0)
+    return arena_printf(a, "%s%s (*%s)[%lld]", writable ? "" : "const ", c_type(a, t->elem),
+                        name, rows);
+  const char *type = param_type(a, t, writable);
+  return arena_printf(a, "%s%s%s", type, type[strlen(type) - 1] == '*' ? "" : " ", name);
 }
 
 /* f's C return type: void for a function whose value is unit. */
@@ -562,10 +574,37 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The C parameters of a call of g (`g`) or of its f_fwd (`g$fwd`, each
+ * active parameter followed by its tangent) that take rows (Func.rows):
+ * per argument, the row length and whether the rows are writable. NULL
+ * when none does. */
+static long long *rows_of_args(Em *e, Expr *call, bool **writable) {
+  bool fwd = ends_with(call->name, "$fwd");
+  const Func *g = module_find(e->m, fwd ? arena_printf(e->a, "%.*s", (int)(strlen(call->name) - 4),
+                                                         call->name)
+                                        : call->name);
+  if (!g || !g->rows || g->is_custom || (!fwd && strchr(call->name, '$')))
+    return NULL;
+  long long *rows = arena_alloc(e->a, sizeof(long long) * (size_t)(call->nargs + 1));
+  *writable = arena_alloc(e->a, sizeof(bool) * (size_t)(call->nargs + 1));
+  for (int i = 0, k = 0; i < g->nparams && k < call->nargs; i++) {
+    int copies = fwd && func_param_active(g, i) ? 2 : 1; /* g's, then its tangent */
+    for (int c = 0; c < copies && k < call->nargs; c++, k++) {
+      rows[k] = func_param_rows(g, i);
+      (*writable)[k] = func_param_written(g, i);
+    }
+  }
+  return rows;
+}
+
 static void args_text(Em *e, StrBuf *b, Expr *call, int from, bool *first) {
+  bool *writable = NULL;
+  long long *rows = rows_of_args(e, call, &writable);
   for (int i = from; i < call->nargs; i++) {
     CVal *v = cval_of(e, call->args[i]);
     const char *t = v->type->kind == TY_TUPLE ? record_addr(e, v) : v->expr;
+    if (rows && rows[i] > 0) /* the flat array, as the rows g's C takes */
+      t = arena_printf(e->a, "(%s)%s", param_decl(e->a, v->type, writable[i], rows[i], ""), t);
     sb_printf(b, "%s%s", *first ? "" : ", ", t);
     *first = false;
   }
@@ -2011,6 +2050,23 @@ static const char *param_cname(Em *e, Var *v) {
   return n;
 }
 
+/* An array parameter of the signature. One C takes as rows (Func.rows) is
+ * declared so under a name of its own, and the body, which indexes it
+ * flat, reads it through the IR's name: `const double *A = (const double
+ * *)A_rows;`. */
+static void sig_array(Em *e, Sig *s, Var *p, bool writable, long long rows) {
+  if (rows <= 0) {
+    sig_param(e, s, param_type(e->a, p->type, writable), param_cname(e, p));
+    return;
+  }
+  const char *flat = param_cname(e, p);
+  const char *outer = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_rows", flat));
+  sb_printf(&s->text, "%s%s", s->first ? "" : ", ", param_decl(e->a, p->type, writable, rows, outer));
+  s->first = false;
+  const char *type = param_type(e->a, p->type, writable);
+  ptrvec_push(e->a, &e->flat_rows, (void *)arena_printf(e->a, "%s%s = (%s)%s;", type, flat, type, outer));
+}
+
 /* Declares the parameters of a generated function after its kind. Arrays
  * are pointers: the inputs const, outputs and cotangent buffers writable,
  * output seeds const. */
@@ -2031,13 +2087,14 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
   case FN_FWD:
     for (int i = 0, gi = 0; i < f->nparams; i++) {
       bool out = func_param_written(f, i); /* out or in-out: writable */
+      long long rows = func_param_rows(f, i);
       Var *p = g->params[gi++];
-      sig_param(e, sig, param_type(a, p->type, out), param_cname(e, p));
+      sig_array(e, sig, p, out, rows);
       if (out)
         writable_param(e, p);
       if (kind == FN_FWD && func_param_active(f, i)) {
         Var *dp = g->params[gi++];
-        sig_param(e, sig, param_type(a, dp->type, out), param_cname(e, dp));
+        sig_array(e, sig, dp, out, rows);
         if (out)
           writable_param(e, dp);
       }
@@ -2054,7 +2111,8 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
       /* not writable by updates here: the reverse sweep's restores would
        * undo them in the caller's buffer (ad/rev.c copies outputs made by
        * updates instead) */
-      sig_param(e, sig, param_type(a, p->type, func_param_written(f, i)), param_cname(e, p));
+      long long rows = func_param_rows(f, i);
+      sig_array(e, sig, p, func_param_written(f, i), rows);
       if (cls == PARAM_INOUT_ARRAY) {
         writable_param(e, p); /* updated in place, restored, then made final again */
         ((CVal *)varmap_get(&e->vals, p))->inout = func_param_active(f, i);
@@ -2066,7 +2124,7 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
       } else if ((cls == PARAM_IN_ARRAY || func_param_written(f, i)) && type_is_active(p->type)) {
         Var *pb = g->params[gi++];
         /* an output's seed is read only; an in-out's is consumed */
-        sig_param(e, sig, param_type(a, pb->type, cls != PARAM_OUT_ARRAY), param_cname(e, pb));
+        sig_array(e, sig, pb, cls != PARAM_OUT_ARRAY, rows);
         if (cls == PARAM_INOUT_ARRAY)
           writable_param(e, pb);
       }
@@ -2379,6 +2437,8 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
             sig.text.data ? sig.text.data : "void");
   e.indent = 1;
   e.scope_indent = 1;
+  for (int i = 0; i < e.flat_rows.len; i++)
+    line(&e, "%s", (const char *)e.flat_rows.items[i]);
   /* Some parameters are not needed by every derivative (a tangent of an
    * argument the result ignores); say so rather than warn. */
   char *params = sig.text.data;
@@ -2459,19 +2519,20 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
     Var *p = f->params[i];
     ParamClass cls = func_param_class(f, i);
     bool out_array = func_param_written(f, i);
+    long long rows = func_param_rows(f, i);
     const char *t = param_type(a, p->type, out_array);
-    const char *sep = t[strlen(t) - 1] == '*' ? "" : " ";
-    sb_printf(&params, "%s%s%s%s", first ? "" : ", ", t, sep, p->name);
+    sb_printf(&params, "%s%s", first ? "" : ", ", param_decl(a, p->type, out_array, rows, p->name));
     first = false;
     if (!func_param_active(f, i))
       continue;
     if (kind == FN_FWD) {
-      sb_printf(&params, ", %s%s%s", t, sep,
-                nameset_fresh(&names, a, arena_printf(a, "d%s", p->name)));
+      sb_printf(&params, ", %s", param_decl(a, p->type, out_array, rows,
+                                           nameset_fresh(&names, a, arena_printf(a, "d%s", p->name))));
     } else {
-      const char *bt = cls == PARAM_ACTIVE_SCALAR ? arena_printf(a, "%s *", t)
-                                                  : param_type(a, p->type, cls != PARAM_OUT_ARRAY);
-      sb_printf(&params, ", %s%s", bt, nameset_fresh(&names, a, arena_printf(a, "%s_b", p->name)));
+      const char *pb = nameset_fresh(&names, a, arena_printf(a, "%s_b", p->name));
+      sb_printf(&params, ", %s", cls == PARAM_ACTIVE_SCALAR
+                                     ? arena_printf(a, "%s *%s", t, pb)
+                                     : param_decl(a, p->type, cls != PARAM_OUT_ARRAY, rows, pb));
     }
   }
   Type *r = c_return(f);

@@ -853,6 +853,10 @@ bool func_param_active(const Func *f, int i) {
   return func_param_class(f, i) != PARAM_INACTIVE && type_is_active(f->params[i]->type);
 }
 
+long long func_param_rows(const Func *f, int i) {
+  return f->rows ? f->rows[i] : 0;
+}
+
 bool func_param_written(const Func *f, int i) {
   ParamClass c = func_param_class(f, i);
   return c == PARAM_OUT_ARRAY || c == PARAM_INOUT_ARRAY;

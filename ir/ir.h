@@ -500,6 +500,11 @@ struct Func {
    * (tuple R Y1 ... Yk): R the C return value (unit for void) and Yj the
    * final contents of the j-th output array, in parameter order. */
   ParamClass *classes;
+  /* Per parameter, the length C of its rows when C declares it `T (*)[C]`
+   * (`T A[][C]`, `T A[R][C]`), else 0; NULL when no parameter has rows.
+   * The IR sees such a parameter as one flat array, row-major as C lays it
+   * out; only the C signatures of f, f_fwd and f_rev keep the rows. */
+  long long *rows;
 };
 
 ParamClass func_param_class(const Func *f, int i);
@@ -510,6 +515,8 @@ int func_num_outputs(const Func *f);
 bool func_param_written(const Func *f, int i);
 /* Does parameter i have a shadow (tangent, adjoint or seed)? */
 bool func_param_active(const Func *f, int i);
+/* The row length of parameter i (Func.rows), 0 for a flat one. */
+long long func_param_rows(const Func *f, int i);
 
 typedef struct Module {
   Arena *arena;

@@ -238,6 +238,7 @@ LoweredFunction Lowerer::run() {
     if (!body)
       fail(fd->getLocation(), "unsupported function body");
     sinks.apply(const_cast<CompoundStmt *>(body));
+    flatRows.apply(fd, const_cast<CompoundStmt *>(body));
     derefs.apply(const_cast<CompoundStmt *>(body));
     chains.apply(const_cast<CompoundStmt *>(body));
     aliases.apply(fd, const_cast<CompoundStmt *>(body));

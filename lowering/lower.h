@@ -70,6 +70,9 @@ struct Signature {
   // One per parameter when some parameter is an array, else empty (then
   // Func.classes stays NULL).
   std::vector<ParamClass> classes;
+  // One per parameter when some parameter is rows (`double A[][3]`): its
+  // row length, 0 for the others (Func.rows); else empty.
+  std::vector<long long> rows;
 };
 
 struct LoweredFunction {

@@ -62,11 +62,20 @@ static bool namesParamOrView(const CExpr *a, const clang::ParmVarDecl *p,
 static FirstUse firstUseAsTarget(const CExpr *lhs, const clang::ParmVarDecl *p,
                                  int depth) {
   lhs = lhs->IgnoreParens();
-  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lhs))
+  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lhs)) {
     if (namesParam(sub->getBase(), p)) {
       FirstUse i = firstUse(sub->getIdx(), p, depth);
       return i != FirstUse::None ? i : FirstUse::Write;
     }
+    // `p[i][j] = v` of rows p (`double p[][3]`)
+    const auto *row = dyn_cast<ArraySubscriptExpr>(sub->getBase()->IgnoreParenImpCasts());
+    if (row && namesParam(row->getBase(), p)) {
+      FirstUse i = firstUse(row->getIdx(), p, depth);
+      if (i == FirstUse::None)
+        i = firstUse(sub->getIdx(), p, depth);
+      return i != FirstUse::None ? i : FirstUse::Write;
+    }
+  }
   if (const auto *u = dyn_cast<UnaryOperator>(lhs);
       u && u->getOpcode() == clang::UO_Deref) {
     const CExpr *e = u->getSubExpr()->IgnoreParenImpCasts();
@@ -105,8 +114,13 @@ static FirstUse firstUse(const Stmt *s, const clang::ParmVarDecl *p, int depth) 
       if (asOutput) { // p given whole to a non-const floating pointer
         const clang::ParmVarDecl *q = callee->getParamDecl(i);
         QualType t = q->getType();
-        asOutput = t->isPointerType() && !t->getPointeeType().isConstQualified() &&
-                   t->getPointeeType()->isRealFloatingType() &&
+        QualType elem = t->isPointerType() ? t->getPointeeType() : t;
+        bool constant = elem.isConstQualified();
+        if (const auto *row = dyn_cast<clang::ArrayType>(elem.getCanonicalType())) {
+          elem = row->getElementType(); // rows `double (*)[3]`
+          constant = constant || elem.isConstQualified();
+        }
+        asOutput = t->isPointerType() && !constant && elem->isRealFloatingType() &&
                    !isInOutParam(q, depth + 1);
       }
       // memcpy, memmove and memset write their first argument
@@ -139,6 +153,19 @@ static bool isInOutParam(const clang::ParmVarDecl *p, int depth) {
   return firstUse(def->getBody(), q, depth) == FirstUse::Read;
 }
 
+// The row length C of a parameter or argument of type `T (*)[C]` (as C
+// adjusts `T A[][C]` and `T A[R][C]`), T a number: the IR sees the rows as
+// one flat array, row-major as C lays them out. 0 for anything else.
+long long rowLength(QualType t) {
+  if (!t->isPointerType())
+    return 0;
+  const auto *row = dyn_cast<clang::ConstantArrayType>(
+      t->getPointeeType().getCanonicalType().getTypePtr());
+  if (!row || row->getElementType()->isArrayType() || row->getSize() == 0)
+    return 0;
+  return (long long)row->getSize().getZExtValue();
+}
+
 // The class and IR type of a parameter, or false with the problem.
 bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
                             Type *&type, std::string &problem) {
@@ -146,6 +173,8 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
   std::string name = p->getNameAsString();
   if (t->isPointerType()) {
     QualType pointee = t->getPointeeType();
+    if (rowLength(t)) // `double A[][3]`: rows, stored flat
+      pointee = ctx.getAsConstantArrayType(pointee)->getElementType();
     const auto *b =
         dyn_cast<clang::BuiltinType>(pointee.getCanonicalType().getTypePtr());
     Type *elem = nullptr;
@@ -158,7 +187,8 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
     if (!elem) {
       QualType shown = p->getOriginalType();
       problem = "parameter '" + name + "' has type '" + shown.getAsString() +
-                "'; only pointers to double, float or integers are supported";
+                "'; only pointers to double, float or integers, or to rows of them of "
+                "constant length ('double A[][3]'), are supported";
       return false;
     }
     type = ty_array(arena, elem);
@@ -228,6 +258,11 @@ void Lowerer::classifyParams(Signature &s) {
   }
   if (anyArray || anyInactive)
     s.classes = classes;
+  std::vector<long long> rows;
+  for (const clang::ParmVarDecl *p : fd->parameters())
+    rows.push_back(rowLength(p->getType()));
+  if (std::any_of(rows.begin(), rows.end(), [](long long r) { return r > 0; }))
+    s.rows = rows;
 }
 
 // The IR result type of `f`: R, or (tuple R Y1 .. Yk) with output arrays (R

@@ -33,8 +33,10 @@ static std::string paramName(const clang::ParmVarDecl *p, unsigned i) {
 
 // `T name` as C writes a declaration (no space after a '*').
 static std::string declText(QualType t, const std::string &name) {
-  std::string s = t.getAsString();
-  return s + (!s.empty() && s.back() == '*' ? "" : " ") + name;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os, clang::PrintingPolicy(clang::LangOptions()), name); // `const double (*A)[2]`
+  return os.str();
 }
 
 // The length a parameter of g is declared with on some declaration (`double
@@ -97,6 +99,10 @@ Signature Lowerer::customSignature(const FunctionDecl *g,
     std::string problem;
     if (!classifyParam(p, cls, t, problem))
       fail(callLoc, "CHAD_CUSTOM function '" + name + "': " + problem);
+    if (rowLength(p->getType()))
+      fail(callLoc, "CHAD_CUSTOM function '" + name + "' takes rows ('" +
+                        declText(p->getOriginalType(), paramName(p, i)) +
+                        "'); a custom function's arrays must be pointers ('double *') for now");
     if ((cls == PARAM_OUT_ARRAY || cls == PARAM_INOUT_ARRAY) && !declaredArray(g, i))
       fail(callLoc, "CHAD_CUSTOM function '" + name + "' writes array parameter '" +
                         paramName(p, i) + "', declared '" + declText(p->getOriginalType(),

@@ -20,17 +20,6 @@
 namespace chad {
 namespace lowering_detail {
 
-namespace {
-
-// A loop of the callee that bounds its counter: `for (i = c0; i < N; i++)`
-// (or `<=`, or `i += c` for a constant c > 0), c0 a constant >= 0.
-struct CountedLoop {
-  const clang::VarDecl *counter = nullptr;
-  const CExpr *bound = nullptr;
-  bool inclusive = false;
-  long long start = 0; // c0
-};
-
 bool constantOf(const CExpr *e, const clang::ASTContext &ctx, long long &v) {
   CExpr::EvalResult r;
   if (!e || e->isValueDependent() || !e->EvaluateAsInt(r, ctx))
@@ -76,6 +65,28 @@ bool countedLoop(const ForStmt *f, const clang::ASTContext &ctx, CountedLoop &ou
   return true;
 }
 
+// Does the body assign v (=, op=, ++, --) or take its address?
+bool assigns(const Stmt *s, const clang::VarDecl *v) {
+  if (!s)
+    return false;
+  auto names = [&](const CExpr *e) {
+    const auto *r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return r && r->getDecl() == v;
+  };
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && names(b->getLHS()))
+    return true;
+  if (const auto *u = dyn_cast<UnaryOperator>(s);
+      u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) &&
+      names(u->getSubExpr()))
+    return true;
+  for (const Stmt *c : s->children())
+    if (assigns(c, v))
+      return true;
+  return false;
+}
+
+namespace {
+
 // idx as `scale * counter + plus` (`i`, `i + 1`, `i - 1`, `2 * i + 1`,
 // `3 * i`), scale >= 1 and plus constants; false for any other form.
 bool affineInCounter(const CExpr *idx, const clang::ASTContext &ctx, const clang::VarDecl *&counter,
@@ -108,26 +119,6 @@ bool affineInCounter(const CExpr *idx, const clang::ASTContext &ctx, const clang
   if (ref)
     *ref = r;
   return counter && scale >= 1;
-}
-
-// Does the body assign v (=, op=, ++, --) or take its address?
-bool assigns(const Stmt *s, const clang::VarDecl *v) {
-  if (!s)
-    return false;
-  auto names = [&](const CExpr *e) {
-    const auto *r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
-    return r && r->getDecl() == v;
-  };
-  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && names(b->getLHS()))
-    return true;
-  if (const auto *u = dyn_cast<UnaryOperator>(s);
-      u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) &&
-      names(u->getSubExpr()))
-    return true;
-  for (const Stmt *c : s->children())
-    if (assigns(c, v))
-      return true;
-  return false;
 }
 
 } // namespace

@@ -135,10 +135,11 @@ bool Lowerer::stridedView(const CExpr *a, const VarDecl *counter, long long &m,
 
 // The number of elements the callee writes into its output parameter
 // `param` when it names that parameter only at constant indices (p[c],
-// *p, *(p + c)) or passes it whole to callees' output parameters of such
-// lengths, or to in-out ones: its output then has the largest index plus
-// one elements (scalar-replaced, or written from 0 up by constant-index
-// prefix builds). -1 otherwise (a view of it, a computed index, no body).
+// *p, *(p + c)) or at the counter of a loop from 0 to a constant (`for (i
+// = 0; i < 3; i++) p[i] = ...`), or passes it whole to callees' output
+// parameters of such lengths, or to in-out ones: its output then has the
+// largest index plus one elements (scalar-replaced, or written from 0 up
+// by builds). -1 otherwise (a view of it, a computed index, no body).
 long long Lowerer::fixedOutputLength(const FunctionDecl *callee,
                                      unsigned param, int depth) {
   const FunctionDecl *def = nullptr;
@@ -148,20 +149,37 @@ long long Lowerer::fixedOutputLength(const FunctionDecl *callee,
   const clang::ParmVarDecl *p = def->getParamDecl(param);
   long long len = 0;
   bool ok = true;
+  std::map<const VarDecl *, long long> counters; // of the loops around: their trip counts
   auto isParam = [&](const CExpr *e) {
     const auto *r = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
     return r && r->getDecl() == p;
   };
   auto element = [&](const CExpr *idx) {
     long long c;
+    const auto *r = idx ? dyn_cast<DeclRefExpr>(idx->IgnoreParenImpCasts()) : nullptr;
+    const auto *v = r ? dyn_cast<VarDecl>(r->getDecl()) : nullptr;
     if (idx && constIndex(idx, c) && c >= 0 && c < 4096)
       len = std::max(len, c + 1);
+    else if (v && counters.count(v))
+      len = std::max(len, counters.at(v));
     else
       ok = false;
   };
   std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
     if (!s || !ok)
       return;
+    CountedLoop l;
+    long long trip;
+    if (const auto *f = dyn_cast<clang::ForStmt>(s);
+        f && countedLoop(f, ctx, l) && l.start == 0 && constantOf(l.bound, ctx, trip) &&
+        trip + l.inclusive > 0 && trip < 4096 && !counters.count(l.counter) &&
+        !assigns(f->getBody(), l.counter)) {
+      counters[l.counter] = trip + l.inclusive;
+      for (const Stmt *c : s->children())
+        walk(c);
+      counters.erase(l.counter);
+      return;
+    }
     if (const auto *a = dyn_cast<ArraySubscriptExpr>(s);
         a && isParam(a->getBase())) {
       element(a->getIdx());

@@ -165,6 +165,9 @@ Expr *Lowerer::tableRef(const CExpr *a, const Env &env, Type *&elem, std::string
   SourceLocation loc = a->getExprLoc();
   const CExpr *e = a->IgnoreParenImpCasts();
   const CExpr *rowIdx = nullptr, *off = nullptr;
+  // `A`, `A + k`, `&A[k]` of a 2-D table as rows (`const double (*)[C]`):
+  // for a parameter that takes rows, the table from row k on
+  bool rows = rowLength(a->getType()) > 0;
   bool minus = false;
   if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
     const auto *s = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
@@ -201,7 +204,7 @@ Expr *Lowerer::tableRef(const CExpr *a, const Env &env, Type *&elem, std::string
     if (!to || !type_eq(to, t->elem))
       fail(loc, "table '" + name + "' cast to a pointer to another element type in '" +
                     text(a) + "'");
-  } else if (t->twoDim != (rowIdx != nullptr))
+  } else if (t->twoDim != (rowIdx != nullptr) && !(rows && t->twoDim))
     fail(loc, "table '" + name + "' used as '" + text(a) + "', which is not a pointer to " +
                   "its elements; use " + (t->twoDim ? "a row ('" + name + "[i]')" : "'" + name + "'"));
   Expr *k = nullptr;
@@ -209,6 +212,8 @@ Expr *Lowerer::tableRef(const CExpr *a, const Env &env, Type *&elem, std::string
     k = iMul(lowerIndex(rowIdx, env), mkInt(t->cols, loc), loc);
   if (off) {
     Expr *o = lowerIndex(off, env);
+    if (rows)
+      o = iMul(o, mkInt(t->cols, loc), loc);
     if (minus)
       o = iSub(mkInt(0, loc), o, loc);
     k = k ? iAdd(k, o, loc) : o;

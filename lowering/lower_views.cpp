@@ -81,12 +81,24 @@ void Lowerer::checkPointerUse(const Stmt *s) {
                                  "array or allocated scratch); not supported yet");
 }
 
+// The two-dimensional local array `R` of a row `R[i]`, or null.
+const VarDecl *Lowerer::rowOf(const CExpr *e) {
+  const auto *s = dyn_cast<ArraySubscriptExpr>(e->IgnoreParens());
+  if (!s || !s->getType()->isArrayType())
+    return nullptr;
+  const VarDecl *d = arrayDecl(s->getBase());
+  return d && arrays.at(d).cols > 0 ? d : nullptr;
+}
+
 // The array a view expression points into: a known array `a`, `&a[k]`,
-// `a + k`, `k + a`, `a - k`, of another view; null when e is none of these.
+// `a + k`, `k + a`, `a - k`, a row `R[i]` of a two-dimensional one, of
+// another view; null when e is none of these.
 const VarDecl *Lowerer::viewBase(const CExpr *e) {
   e = e->IgnoreParenImpCasts();
   if (const VarDecl *d = arrayDecl(e))
-    return arrays.at(d).cols > 0 ? nullptr : d;
+    return d;
+  if (const VarDecl *d = rowOf(e))
+    return d;
   if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
     if (const auto *s = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()))
       return viewBase(s->getBase());
@@ -116,7 +128,11 @@ Expr *Lowerer::lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&bas
   }
   const CExpr *arr = nullptr, *off = nullptr;
   bool minus = false;
-  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
+  if (const VarDecl *d = rowOf(e)) { // R[i]: the view of R at row i
+    arr = cast<ArraySubscriptExpr>(e)->getBase();
+    off = cast<ArraySubscriptExpr>(e)->getIdx();
+    (void)d;
+  } else if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
     const auto *s = cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
     arr = s->getBase();
     off = s->getIdx();
@@ -129,6 +145,10 @@ Expr *Lowerer::lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&bas
   }
   Expr *whole = lowerArrayRef(arr, env, base);
   Expr *k = lowerIndex(off, env);
+  if (const auto *row = dyn_cast<clang::ConstantArrayType>(
+          arr->getType()->getPointeeOrArrayElementType()->getCanonicalTypeInternal().getTypePtr()))
+    if (row->getElementType()->isArithmeticType()) // k rows of R: k * cols elements
+      k = iMul(k, mkInt((long long)row->getSize().getZExtValue(), loc), loc);
   if (minus)
     k = iSub(mkInt(0, loc), k, loc);
   if (whole->kind == E_VIEW) { // a + n - 1: one view at offset n - 1

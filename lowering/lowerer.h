@@ -370,6 +370,40 @@ private:
   void walk(Stmt *s);
 };
 
+// A loop that bounds its counter: `for (i = c0; i < N; i++)` (or `<=`, or
+// `i += c` for a constant c > 0), c0 a constant >= 0 (lower_extents.cpp).
+struct CountedLoop {
+  const clang::VarDecl *counter = nullptr;
+  const CExpr *bound = nullptr;
+  bool inclusive = false;
+  long long start = 0; // c0
+};
+bool countedLoop(const clang::ForStmt *f, const clang::ASTContext &ctx, CountedLoop &out);
+bool constantOf(const CExpr *e, const clang::ASTContext &ctx, long long &v);
+bool assigns(const Stmt *s, const clang::VarDecl *v); // =, op=, ++, -- or &v
+
+// Names each parameter C declares as rows (`double A[][3]`) flat in a
+// function body while it is lowered: `A[i][j]` as `A[i*3 + j]`, a row
+// `A[i]` as `A + i*3` (lower_rows.cpp).
+class RowsRewrite : BodyRewrite {
+public:
+  using BodyRewrite::BodyRewrite;
+  void apply(const FunctionDecl *fd, Stmt *body);
+
+private:
+  const clang::ParmVarDecl *rowsParam(const CExpr *e) const;
+  bool rowOf(CExpr *e, const clang::ParmVarDecl *&p, CExpr *&i) const;
+  CExpr *asLong(CExpr *e);
+  CExpr *binary(CExpr *a, CExpr *b, clang::BinaryOperatorKind op, QualType t, SourceLocation loc);
+  CExpr *rowStart(const clang::ParmVarDecl *p, CExpr *i, SourceLocation loc);
+  CExpr *flat(const clang::ParmVarDecl *p, SourceLocation loc);
+  CExpr *pointer(const clang::ParmVarDecl *p, CExpr *start, clang::BinaryOperatorKind op,
+                 SourceLocation loc);
+  CExpr *rewrite(CExpr *e);
+  void walk(Stmt *s);
+  std::map<const clang::ParmVarDecl *, long long> rows; // row lengths
+};
+
 // Splits a statement whose value is that of an update of an array element
 // into the update and a read of the element: `a[0] = a[1] = v;` as
 // `{ a[1] = v; a[0] = a[1]; }`, `t = a[i]++;` as `{ t = a[i]; a[i]++; }`,
@@ -507,6 +541,7 @@ bool customParamInOut(const clang::FunctionDecl *g, unsigned i);
 
 // lower.cpp's type helpers
 Type *irScalarType(QualType t);
+long long rowLength(QualType t);
 bool containsLoopExit(const Stmt *s, bool breaksOnly);
 bool containsReturnStmt(const Stmt *s);
 double toDouble(llvm::APFloat f); // exact for float and double
@@ -653,6 +688,7 @@ public:
   };
   bool mentions(const Stmt *s, const VarDecl *d);
   const VarDecl *wholeArrayArg(const CExpr *e);
+  const VarDecl *rowOf(const CExpr *e); // lower_views.cpp
   bool fillsWhole(const Stmt *s, const VarDecl *d);
   bool neverWritten(const clang::ValueDecl *v);
   bool allocationCount(const VarDecl *d, const CExpr *&count, long long &constant);
@@ -931,6 +967,7 @@ public:
   const FunctionDecl *fd;
   clang::ASTContext &ctx;
   DeclSink sinks{ctx};       // `double *t; t = e;` as `double *t = e;` (undone last)
+  RowsRewrite flatRows{ctx}; // `A[i][j]` of rows `double A[][3]` as `A[i*3 + j]`
   DerefRewrite derefs{ctx}; // `*p` as `p[0]` while this function is lowered
   ChainRewrite chains{ctx};  // `a[0] = a[1] = v;` as two statements
   AliasRewrite aliases{ctx}; // pointers into one array as offsets (undone first)

@@ -2011,6 +2011,37 @@ std::string declare(const std::string &type, const std::string &name) {
   return type + (type.back() == '*' ? "" : " ") + name;
 }
 
+// `t name` as C declares it (`const double (*A)[3]` for rows).
+std::string declare(QualType t, const std::string &name, const ASTContext &ctx) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  t.print(os, PrintingPolicy(ctx.getLangOpts()), name);
+  return os.str();
+}
+
+// The shadow of an ordinary pointer parameter of type t whose elements are
+// floating, `T *` or rows `T (*)[C]`: the same type for a tangent; for an
+// adjoint, writable when the primal is const (accumulated) and const when
+// it is not (a seed). Null for any other t.
+QualType pointerShadow(QualType t, bool rev, const ASTContext &c) {
+  const auto *pt = t.getCanonicalType()->getAs<PointerType>();
+  if (!pt)
+    return QualType();
+  QualType e = pt->getPointeeType();
+  const auto *row = c.getAsConstantArrayType(e);
+  if (row)
+    e = row->getElementType();
+  if (!isScalarFloat(e))
+    return QualType();
+  if (!rev)
+    return t;
+  bool in = e.isConstQualified();
+  QualType s = in ? e.getUnqualifiedType() : e.getUnqualifiedType().withConst();
+  if (row)
+    s = c.getConstantArrayType(s, row->getSize(), nullptr, clang::ArrayType::Normal, 0);
+  return c.getPointerType(s);
+}
+
 std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
   const FunctionDecl *f = sig.orig;
   const ASTContext &c = f->getASTContext();
@@ -2028,7 +2059,7 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
       const ParmVarDecl *p = fp.parm;
       std::string pn = p->getNameAsString();
       QualType t = p->getType();
-      params.push_back(declare(typeName(t, c), pn));
+      params.push_back(declare(t, pn, c));
       if (fp.structIndex < 0) {
         args.push_back(pn);
         bool inactive = isMarkedInactive(p);
@@ -2038,13 +2069,9 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
           std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
           params.push_back(declare(rev ? typeName(t, c) + " *" : typeName(t, c), sn));
           args.push_back(sn);
-        } else if (const auto *pt = t.getCanonicalType()->getAs<PointerType>();
-                   pt && isScalarFloat(pt->getPointeeType())) {
-          bool in = pt->getPointeeType().isConstQualified();
+        } else if (QualType st = pointerShadow(t, rev, c); !st.isNull()) {
           std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
-          QualType e = pt->getPointeeType().getUnqualifiedType();
-          QualType st = rev ? c.getPointerType(in ? e : e.withConst()) : t;
-          params.push_back(declare(typeName(st, c), sn));
+          params.push_back(declare(st, sn, c));
           args.push_back(sn);
         }
         continue;
@@ -2174,7 +2201,7 @@ std::string Flattener::flatPrimal(const FlatSig &sig) {
   for (const FlatParam &fp : sig.params) {
     const ParmVarDecl *p = fp.parm;
     if (fp.structIndex < 0) {
-      params.push_back(declare(typeName(p->getType(), c), p->getNameAsString()));
+      params.push_back(declare(p->getType(), p->getNameAsString(), c));
       args.push_back(p->getNameAsString());
       continue;
     }

@@ -51,6 +51,14 @@ static ParamClass *classesOf(Module *m, const Signature &sig) {
   return out;
 }
 
+static long long *rowsOf(Module *m, const Signature &sig) {
+  if (sig.rows.empty())
+    return nullptr;
+  auto *out = static_cast<long long *>(arena_alloc(m->arena, sizeof(long long) * sig.rows.size()));
+  std::copy(sig.rows.begin(), sig.rows.end(), out);
+  return out;
+}
+
 static std::string nameOf(const clang::FunctionDecl *fd) {
   return fd->getNameAsString();
 }
@@ -143,6 +151,7 @@ void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
     u.func->loc = sig.loc;
     u.func->is_static = sig.isStatic;
     u.func->classes = classesOf(module, sig);
+    u.func->rows = rowsOf(module, sig);
     u.status = Status::Waiting;
     u.prototypes = prototypesOf(u.func);
   } else if (lowered.signatureOk && lowered.wrapperPrototypes.empty()) {
@@ -202,6 +211,7 @@ std::string ChadConsumer::prototypesOfSignature(const Signature &sig) {
   f->loc = sig.loc;
   f->is_static = sig.isStatic;
   f->classes = classesOf(scratch, sig);
+  f->rows = rowsOf(scratch, sig);
   std::string text = take(options.forwardOnly ? emit_prototypes_forward(scratch, f)
                                               : emit_prototypes(scratch, f));
   module_free(scratch);
