@@ -514,7 +514,7 @@ def synth(rng):
                        "call_chain", "many_params", "long_loop_body",
                        "deep_assign", "huge_consts", "many_arrays",
                        "wide_expr", "deep_blocks", "loop_in_if_deep",
-                       "struct_array", "heap_structs", "table_rows"])
+                       "struct_array", "heap_structs", "table_rows", "rows_params"])
     hdr = "#include <math.h>\n"
     if kind == "deep_paren":
         n = rng.choice([100, 250, 300, 1000, 5000])
@@ -637,6 +637,22 @@ def synth(rng):
                "for (int i = 0; i < %d; i++) s += dot_fz(T_fz[i], x) * x[i %% %d];\n"
                "return s + dot_fz((const double *)T_fz + %d, x) + dot_fz(&T_fz[0][0], x); }\n"
                % (rows, cols, vals, ann, cols, ann, rows, cols, (rows - 1) * cols))
+    elif kind == "rows_params":
+        # parameters that take rows of many lengths, passed on whole, at a
+        # row and from a row on, read and updated in place
+        cols = rng.choice([1, 2, 3, 16, 64, 255])
+        src = ("%s static double row_fz(const double *r, const double *x) { double s = 0;\n"
+               "for (int j = 0; j < %d; j++) s += r[j] * x[j %% 3]; return s; }\n"
+               "%s static double rows_fz(const double (*A)[%d], const double *x, int n) {\n"
+               "double s = 0; for (int i = 0; i < n; i++) s += row_fz(A[i], x) * A[i][i %% %d];\n"
+               "return s; }\n"
+               "%s static void scale_fz(double A[][%d], int n, double k) {\n"
+               "for (int i = 0; i < n; i++) for (int j = 0; j < %d; j++) A[i][j] *= k + A[i][(j + 1) %% %d]; }\n"
+               "%s double f(double A[][%d], const double *x, int n) {\n"
+               "scale_fz(A, n, x[0]); double s = rows_fz(A, x, n);\n"
+               "if (n > 1) s += rows_fz(A + 1, x, n - 1) * rows_fz(&A[1], x, 1) + (*A)[0];\n"
+               "return s; }\n"
+               % (ann, cols, ann, cols, cols, ann, cols, cols, cols, ann, cols))
     else:  # deep_blocks
         n = rng.choice([100, 255, 300, 1000])
         src = "%s double f(double x) { double r = x;\n%sr = r * x;\n%s return r; }\n" % (ann, "{" * n, "}" * n)
