@@ -10,7 +10,10 @@
 // `p + k*C`, `p - k*C`. `p` passed whole stays as it is (the same memory).
 // Every rule the lowering has for one-dimensional arrays (outputs written
 // in a nest, in-out updates, views passed to callees) then holds for rows.
-// C's signatures keep the rows (Func.rows, emit_c.c).
+// C's signatures keep the rows (Func.rows, emit_c.c). In every function, a
+// cast between pointers to the same numbers, flat or rows (`(const double
+// *)A`, `(const double (*)[3])x`), that keeps `const`, is its operand: the
+// same memory, which the lowering sees flat anyway.
 #include "lowering/lowerer.h"
 
 namespace chad {
@@ -24,8 +27,6 @@ void RowsRewrite::apply(const FunctionDecl *fd, Stmt *body) {
   for (const clang::ParmVarDecl *p : fd->parameters())
     if (long long c = rowLength(p->getType()))
       rows[p] = c;
-  if (rows.empty())
-    return;
   walk(body);
   rewritten();
 }
@@ -109,11 +110,34 @@ CExpr *RowsRewrite::pointer(const clang::ParmVarDecl *p, CExpr *start, BinaryOpe
   return binary(base, start, op, base->getType(), loc);
 }
 
+// The numbers a pointer (or an array, or rows) of type t holds, with their
+// qualifiers: T of `T *`, `T (*)[C]`, `T [N]`, `T [N][C]`; null otherwise.
+static const clang::Type *numbers(QualType t, const clang::ASTContext &ctx, bool &isConst) {
+  QualType e = t->isPointerType() ? t->getPointeeType() : t->isArrayType() ? QualType(ctx.getAsArrayType(t)->getElementType()) : QualType();
+  if (e.isNull())
+    return nullptr;
+  if (const clang::ArrayType *row = ctx.getAsArrayType(e))
+    e = row->getElementType();
+  isConst = e.isConstQualified();
+  return e->isArithmeticType() ? e.getCanonicalType().getUnqualifiedType().getTypePtr() : nullptr;
+}
+
+// Is c a cast between pointers to the same numbers, flat or rows, that
+// keeps const?
+bool RowsRewrite::flattening(const clang::CStyleCastExpr *c) const {
+  bool toConst = false, fromConst = false;
+  const clang::Type *to = numbers(c->getType(), ctx, toConst);
+  const clang::Type *from = numbers(c->getSubExpr()->IgnoreParenImpCasts()->getType(), ctx, fromConst);
+  return c->getType()->isPointerType() && to && to == from && (toConst || !fromConst);
+}
+
 // The replacement of `e`, or e itself with its children rewritten.
 CExpr *RowsRewrite::rewrite(CExpr *e) {
   SourceLocation loc = e->getExprLoc();
   const clang::ParmVarDecl *p = nullptr;
   CExpr *i = nullptr;
+  if (auto *c = dyn_cast<clang::CStyleCastExpr>(e->IgnoreParens()); c && flattening(c))
+    return rewrite(c->getSubExpr());
   if (auto *s = dyn_cast<ArraySubscriptExpr>(e->IgnoreParens());
       s && rowOf(s->getBase()->IgnoreParenImpCasts(), p, i)) { // p[i][j]
     CExpr *j = asLong(rewrite(s->getIdx()));

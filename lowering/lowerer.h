@@ -384,7 +384,8 @@ bool assigns(const Stmt *s, const clang::VarDecl *v); // =, op=, ++, -- or &v
 
 // Names each parameter C declares as rows (`double A[][3]`) flat in a
 // function body while it is lowered: `A[i][j]` as `A[i*3 + j]`, a row
-// `A[i]` as `A + i*3` (lower_rows.cpp).
+// `A[i]` as `A + i*3`; and drops casts between flat and rows pointers to
+// the same numbers (lower_rows.cpp).
 class RowsRewrite : BodyRewrite {
 public:
   using BodyRewrite::BodyRewrite;
@@ -393,6 +394,7 @@ public:
 private:
   const clang::ParmVarDecl *rowsParam(const CExpr *e) const;
   bool rowOf(CExpr *e, const clang::ParmVarDecl *&p, CExpr *&i) const;
+  bool flattening(const clang::CStyleCastExpr *c) const;
   CExpr *asLong(CExpr *e);
   CExpr *binary(CExpr *a, CExpr *b, clang::BinaryOperatorKind op, QualType t, SourceLocation loc);
   CExpr *rowStart(const clang::ParmVarDecl *p, CExpr *i, SourceLocation loc);

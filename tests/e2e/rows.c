@@ -17,7 +17,11 @@
  *   tabled:     a constant 2-D table passed as rows (whole, `T + 1`,
  *               `&T[2]`) to quadform;
  *   lens:       a struct by value beside rows (the struct wrappers pass
- *               the rows and their shadows).
+ *               the rows and their shadows);
+ *   casts:      casts between flat and rows pointers to the same numbers:
+ *               rows flattened (`(const double *)A`, a local `double
+ *               R[2][3]` as `(const double *)R`) and a flat array passed
+ *               as rows (`(const double (*)[3])w`).
  */
 #include <math.h>
 #include <string.h>
@@ -153,6 +157,25 @@ double lens(Lens l, const double A[][2], int n) {
     return s;
 }
 
+CHAD_DIFFERENTIABLE
+double sum_flat(const double *a, int m) {
+    double s = 0;
+    for (int k = 0; k < m; k++)
+        s += a[k] * a[(k + 1) % m];
+    return s;
+}
+
+CHAD_DIFFERENTIABLE
+double casts(const double A[][3], const double *w, int n) {
+    const double *a = (const double *)A;
+    double R[2][3];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            R[i][j] = a[i * 3 + j] * w[j];
+    double s = sum_flat((const double *)A, 3 * n) + sum_flat((const double *)R, 6);
+    return s + quadform((const double (*)[3])w, a, 2) + quadform((const double (*)[3])(w + 3), &A[1][0], 1);
+}
+
 /* ------------------------------------------------------------ wrappers */
 
 #define ROWS3(p) ((const double (*)[3])(p))
@@ -258,6 +281,14 @@ static void le_rev(const double *x, double *xb, double *y, const double *yb, voi
     (void)c, y[0] = lens_rev(l, &lb, (const double (*)[2])(x + 2), (double (*)[2])(xb + 2), 3, yb[0]);
     xb[0] += lb.gain, xb[1] += lb.bias;
 }
+/* casts: x = (A 3x3, w 9) */
+static void ca_w(const double *x, double *y, void *c) { (void)c, y[0] = casts(ROWS3(x), x + 9, 3); }
+static void ca_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    (void)c, y[0] = casts_fwd(ROWS3(x), ROWS3(dx), x + 9, dx + 9, 3, &dy[0]);
+}
+static void ca_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    (void)c, y[0] = casts_rev(ROWS3(x), (double (*)[3])xb, x + 9, xb + 9, 3, yb[0]);
+}
 /* rows_float: x = A 3x2 */
 static double rf_gc(const double *x, void *c) {
     float a[3][2];
@@ -297,6 +328,8 @@ int main(void) {
     p.name = "tabled", p.nin = 3, p.f = tb_w, p.fwd = tb_fwd, p.rev = tb_rev;
     gca_check_random(&p, 3, -2, 2);
     p.name = "lens", p.nin = 8, p.f = le_w, p.fwd = le_fwd, p.rev = le_rev;
+    gca_check_random(&p, 3, -2, 2);
+    p.name = "casts", p.nin = 18, p.f = ca_w, p.fwd = ca_fwd, p.rev = ca_rev;
     gca_check_random(&p, 3, -2, 2);
     p.name = "spin", p.nin = 11, p.nout = 9, p.f = sp_w, p.fwd = sp_fwd, p.rev = sp_rev;
     gca_check_random(&p, 3, -2, 2);
