@@ -10,10 +10,14 @@
 // `p + k*C`, `p - k*C`. `p` passed whole stays as it is (the same memory).
 // Every rule the lowering has for one-dimensional arrays (outputs written
 // in a nest, in-out updates, views passed to callees) then holds for rows.
-// C's signatures keep the rows (Func.rows, emit_c.c). In every function, a
-// cast between pointers to the same numbers, flat or rows (`(const double
-// *)A`, `(const double (*)[3])x`), that keeps `const`, is its operand: the
-// same memory, which the lowering sees flat anyway.
+// C's signatures keep the rows (Func.rows, emit_c.c). A cast of such a
+// parameter to a flat pointer to its numbers, `(const double *)A`, is A
+// flat. In every function, a cast between pointers to the same numbers,
+// flat or rows (`(const double *)R`, `(const double (*)[3])x`), that keeps
+// `const` and whose value is used whole (a call's argument, a pointer's
+// initial value) is its operand: the same memory, which the lowering sees
+// flat anyway. (Under `+` or `[]` it stays: the offset counts elements of
+// the cast's type.)
 #include "lowering/lowerer.h"
 
 namespace chad {
@@ -35,7 +39,7 @@ void RowsRewrite::apply(const FunctionDecl *fd, Stmt *body) {
 const clang::ParmVarDecl *RowsRewrite::rowsParam(const CExpr *e) const {
   const auto *d = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
   const auto *p = d ? dyn_cast<clang::ParmVarDecl>(d->getDecl()) : nullptr;
-  return p && rows.count(p) ? p : nullptr;
+  return p && rows.count(p) && rowLength(d->getType()) ? p : nullptr; // not flat(p)
 }
 
 // Is `e` a row of a rows parameter: `p[i]`, `*p`, `*(p + i)`? Then `p` and
@@ -136,8 +140,9 @@ CExpr *RowsRewrite::rewrite(CExpr *e) {
   SourceLocation loc = e->getExprLoc();
   const clang::ParmVarDecl *p = nullptr;
   CExpr *i = nullptr;
-  if (auto *c = dyn_cast<clang::CStyleCastExpr>(e->IgnoreParens()); c && flattening(c))
-    return rewrite(c->getSubExpr());
+  if (auto *c = dyn_cast<clang::CStyleCastExpr>(e->IgnoreParens());
+      c && flattening(c) && (p = rowsParam(c->getSubExpr())) && !rowLength(c->getType()))
+    return flat(p, loc); // (const double *)A
   if (auto *s = dyn_cast<ArraySubscriptExpr>(e->IgnoreParens());
       s && rowOf(s->getBase()->IgnoreParenImpCasts(), p, i)) { // p[i][j]
     CExpr *j = asLong(rewrite(s->getIdx()));
@@ -165,13 +170,15 @@ CExpr *RowsRewrite::rewrite(CExpr *e) {
 void RowsRewrite::walk(Stmt *s) {
   if (!s || isa<clang::UnaryExprOrTypeTraitExpr>(s)) // sizeof is not evaluated
     return;
+  bool whole = isa<CallExpr>(s) || isa<clang::DeclStmt>(s); // values used whole
   for (Stmt *&child : s->children()) {
     auto *e = dyn_cast_or_null<CExpr>(child);
     if (!e) {
       walk(child);
       continue;
     }
-    CExpr *with = rewrite(e);
+    auto *c = dyn_cast<clang::CStyleCastExpr>(e->IgnoreParens());
+    CExpr *with = rewrite(whole && c && flattening(c) ? c->getSubExpr() : e);
     if (with != e)
       replace(child, with);
   }

@@ -337,12 +337,13 @@ static const clang::VarDecl *refDecl(const CExpr *e) {
   return nullptr;
 }
 
-// An array a pointer may point into for good: a parameter, a local array
-// of numbers (one dimension), or scratch from an allocation.
+// An array a pointer may point into for good: a parameter (rows too: the
+// body names them flat, RowsRewrite), a local array of numbers (one
+// dimension), or scratch from an allocation.
 bool AliasRewrite::isRoot(const clang::VarDecl *v) const {
   QualType t = v->getType();
   if (isa<clang::ParmVarDecl>(v))
-    return pointsToNumbers(t);
+    return pointsToNumbers(t) || rowLength(t) > 0;
   if (!v->hasLocalStorage())
     return false;
   if (const clang::ArrayType *a = ctx.getAsArrayType(t))
@@ -927,6 +928,14 @@ CExpr *AliasRewrite::rootPointer(const clang::VarDecl *root, SourceLocation loc)
                                            clang::CK_ArrayToPointerDecay, ref(root, loc),
                                            nullptr, clang::VK_PRValue,
                                            clang::FPOptionsOverride());
+  if (rowLength(t)) { // rows, flat: a pointer to their numbers
+    QualType flat = ctx.getPointerType(ctx.getAsArrayType(t->getPointeeType())->getElementType());
+    auto *d = DeclRefExpr::Create(ctx, clang::NestedNameSpecifierLoc(), SourceLocation(),
+                                  const_cast<clang::VarDecl *>(root), false, loc, flat,
+                                  clang::VK_LValue);
+    return clang::ImplicitCastExpr::Create(ctx, flat, clang::CK_LValueToRValue, d, nullptr,
+                                           clang::VK_PRValue, clang::FPOptionsOverride());
+  }
   return rvalue(root, loc);
 }
 

@@ -19,9 +19,11 @@
  *   lens:       a struct by value beside rows (the struct wrappers pass
  *               the rows and their shadows);
  *   casts:      casts between flat and rows pointers to the same numbers:
- *               rows flattened (`(const double *)A`, a local `double
+ *               rows flattened (`(const double *)A`, `(const double *)A
+ *               + 2`, a local `double
  *               R[2][3]` as `(const double *)R`) and a flat array passed
- *               as rows (`(const double (*)[3])w`).
+ *               as rows (`(const double (*)[3])w`);
+ *   walk_rows:  a pointer walked through rows (p++, q = A[k]).
  */
 #include <math.h>
 #include <string.h>
@@ -172,8 +174,23 @@ double casts(const double A[][3], const double *w, int n) {
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++)
             R[i][j] = a[i * 3 + j] * w[j];
-    double s = sum_flat((const double *)A, 3 * n) + sum_flat((const double *)R, 6);
+    double s = sum_flat((const double *)A, 3 * n) + sum_flat((const double *)R, 6) +
+               sum_flat((const double *)A + 2, 3 * n - 2);
     return s + quadform((const double (*)[3])w, a, 2) + quadform((const double (*)[3])(w + 3), &A[1][0], 1);
+}
+
+/* a pointer walked through rows: stepped, reassigned to another row */
+CHAD_DIFFERENTIABLE
+double walk_rows(const double A[][3], int n) {
+    const double *p = (const double *)A, *q = A[1];
+    double s = 0;
+    for (int k = 0; k < 3 * n; k++) {
+        s += *p * q[0];
+        p++;
+        if (k % 3 == 2)
+            q = A[(k / 3 + 1) % n];
+    }
+    return s;
 }
 
 /* ------------------------------------------------------------ wrappers */
@@ -289,6 +306,14 @@ static void ca_fwd(const double *x, const double *dx, double *y, double *dy, voi
 static void ca_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     (void)c, y[0] = casts_rev(ROWS3(x), (double (*)[3])xb, x + 9, xb + 9, 3, yb[0]);
 }
+/* walk_rows: x = A 3x3 */
+static void wr_w(const double *x, double *y, void *c) { (void)c, y[0] = walk_rows(ROWS3(x), 3); }
+static void wr_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    (void)c, y[0] = walk_rows_fwd(ROWS3(x), ROWS3(dx), 3, &dy[0]);
+}
+static void wr_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    (void)c, y[0] = walk_rows_rev(ROWS3(x), (double (*)[3])xb, 3, yb[0]);
+}
 /* rows_float: x = A 3x2 */
 static double rf_gc(const double *x, void *c) {
     float a[3][2];
@@ -330,6 +355,8 @@ int main(void) {
     p.name = "lens", p.nin = 8, p.f = le_w, p.fwd = le_fwd, p.rev = le_rev;
     gca_check_random(&p, 3, -2, 2);
     p.name = "casts", p.nin = 18, p.f = ca_w, p.fwd = ca_fwd, p.rev = ca_rev;
+    gca_check_random(&p, 3, -2, 2);
+    p.name = "walk_rows", p.nin = 9, p.f = wr_w, p.fwd = wr_fwd, p.rev = wr_rev;
     gca_check_random(&p, 3, -2, 2);
     p.name = "spin", p.nin = 11, p.nout = 9, p.f = sp_w, p.fwd = sp_fwd, p.rev = sp_rev;
     gca_check_random(&p, 3, -2, 2);
