@@ -85,6 +85,7 @@ class S:
 
 class Func:
     dat = False  # a CHAD_INACTIVE array parameter
+    rows = {}  # array parameter -> (row length C, how the body names it flat)
 
 
 # ---------------------------------------------------------------------------
@@ -379,6 +380,8 @@ class Gen:
         self.rsi = random.Random(seed * 122949829 + 17)
         # and so do those about local structs with pointer fields (8.28)
         self.rlp = random.Random(seed * 141650939 + 19)
+        # issue 8: array parameters declared as rows (const T a_r[][C])
+        self.rrw = random.Random(seed * 198491317 + 29)
         # and so do those about arrays of structs and local pointers to
         # structs (8.30)
         self.rsa = random.Random(seed * 179424673 + 23)
@@ -536,7 +539,7 @@ class Gen:
             kind, name = p[0], p[1]
             if kind == "arr":
                 a = r.choice(c.fn.arrays)
-                args.append((self.rv.choice(["&%s[1]", "%s + 1"]) % a) if view else a)
+                args.append(rows_arg(g, name, (self.rv.choice(["&%s[1]", "%s + 1"]) % a) if view else a))
             elif kind == "idx":
                 args.append("idx")
             elif kind == "cst":
@@ -1552,7 +1555,7 @@ class Gen:
         for p in g.params:
             kind, name = p[0], p[1]
             if kind == "arr":
-                args.append(r.choice(c.fn.arrays))
+                args.append(rows_arg(g, name, r.choice(c.fn.arrays)))
             elif kind == "idx":
                 args.append("idx")
             elif kind == "cst":
@@ -2169,6 +2172,15 @@ class Gen:
         # parameter order: arrays, idx, out, n, scalars, int (shuffled a little)
         for a in fn.arrays:
             fn.params.append(("arr", a))
+        # issue 8: an array parameter declared as rows of C elements
+        # (`const T a_r[][C]`, DESIGN.md 8.41), which the body names flat
+        # as `a` from its first line; callers and the harness cast to rows
+        fn.rows = {}
+        for a in fn.arrays:
+            if self.rrw.random() < 0.15:
+                fn.rows[a] = (self.rrw.choice([1, 2, 3, 4]),
+                              self.rrw.choice(["%s_r[0]", "&%s_r[0][0]", "(const $T *)%s_r",
+                                               "*%s_r", "(const $T *)(%s_r + 0)"]))
         if fn.has_idx:
             fn.params.append(("idx", "idx"))
         if fn.out:
@@ -2486,6 +2498,13 @@ static void gen_check(const struct gca_problem *p, void (*m)(const double *), co
 """
 
 
+def rows_arg(g, param, a, writable=False):
+    """Array a as g's parameter takes it: cast to rows when g declares it so."""
+    if param not in g.rows:
+        return a
+    return "(%s%s (*)[%d])(%s)" % ("" if writable else "const ", g.T, g.rows[param][0], a)
+
+
 def signature(fn, name, annotated):
     T = fn.T
     ps = []
@@ -2495,6 +2514,8 @@ def signature(fn, name, annotated):
             ps.append({"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s",
                        "sarr": "%s *%s" if p[2].inouts else "const %s *%s"}[kind]
                       % (p[2].spell, nm))
+        elif kind == "arr" and nm in fn.rows:
+            ps.append("const %s %s_r[][%d]" % (T, nm, fn.rows[nm][0]))
         elif kind == "arr":
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
@@ -2520,6 +2541,9 @@ def signature(fn, name, annotated):
 
 def render_fn(fn, st, instr):
     out = [signature(fn, ("gm_" if instr else "") + fn.name, not instr) + " {"]
+    for a, (cols, form) in sorted(fn.rows.items()):
+        flat = (form % a).replace("$T", fn.T).replace("$C", str(cols))
+        out.append("    const %s *%s = %s;" % (fn.T, a, flat))
     for s in fn.body:
         rs(s, fn.T, st, instr, 1, out)
     out.append("}")
@@ -2716,11 +2740,11 @@ def wrappers(g, fn):
             if kind in ("sval", "scptr", "sptr", "sarr", "inout"):
                 a += sh["args"][nm][mode]
             elif kind == "arr":
-                a.append("in + %d" % off[nm])
+                a.append(rows_arg(fn, nm, "in + %d" % off[nm]))
                 if mode == "fwd":
-                    a.append("din + %d" % off[nm])
+                    a.append(rows_arg(fn, nm, "din + %d" % off[nm]))
                 elif mode == "rev":
-                    a.append("bin + %d" % off[nm])
+                    a.append(rows_arg(fn, nm, "bin + %d" % off[nm], writable=True))
             elif kind == "idx":
                 a.append("gen_idx")
             elif kind == "cst":
