@@ -105,6 +105,9 @@ typedef struct StoreRev {
                       reverse step reads again from the memory the loop
                       left, which no later write changed (DESIGN 8.31) ... */
   PtrVec reread_rhs; /* ... by these `index` right-hand sides */
+  VarMap kept;     /* residual array Var -> the copy of it the step takes where
+                      it is bound, pushed in its place: a later update in the
+                      step overwrites its memory (8.42) */
 } StoreRev;
 
 /* A sum whose steps' reverses ran in the primal sweep for the cotangent 1
@@ -1626,9 +1629,6 @@ static void drop_unread(Rev *s, StoreRev *st) {
   varmap_free(&live);
 }
 
-/* The residuals of a step: variables its primal binds (or the state) that
- * its reverse mentions. NULL reason when each is a number or a tuple of
- * numbers, else why the step cannot store. */
 /* The f$aug call whose tape v is, bound in the step, or NULL. */
 static Expr *tape_call(const Bindings *bprimal, Var *v) {
   Var *pair = NULL;
@@ -1899,6 +1899,39 @@ static bool reread_final(Rev *s, const Bindings *bprimal, const VarMap *bound, V
   return true;
 }
 
+/* An array v the step makes, of numbers, whose memory a later write of the
+ * step changes (an update consumes it): a copy of it, taken right where v
+ * is bound (`(build (len v) (\i. index v i))`), is pushed in its place, and
+ * the reverse step binds v to it. False when v is no such array. */
+static bool keep_copy(Rev *s, Bindings *bprimal, const VarMap *fresh, StoreRev *st, Var *v) {
+  if (v->type->kind != TY_ARRAY || !varmap_has(fresh, v) ||
+      stored_leaves(v->type->elem, false) != 1)
+    return false;
+  int at = -1;
+  for (int i = 0; i < bprimal->vars.len && at < 0; i++)
+    if (bprimal->vars.items[i] == v)
+      at = i;
+  if (at < 0)
+    return false;
+  Arena *a = s->a;
+  Var *n = var_new(a, nameset_fresh(s->names, a, "kn"), ty_int());
+  Var *i = var_new(a, nameset_fresh(s->names, a, "ki"), ty_int());
+  Var *e = var_new(a, nameset_fresh(s->names, a, "ke"), v->type->elem);
+  Var *copy = var_new(a, nameset_fresh(s->names, a, arena_printf(a, "%s_kept", v->name)), v->type);
+  Expr *elem = ex_let(a, e, ex_index(a, ex_var(a, v), ex_var(a, i)), ex_var(a, e));
+  Bindings joined = {0};
+  for (int k = 0; k < bprimal->vars.len; k++) {
+    bindings_push(a, &joined, bprimal->vars.items[k], bprimal->rhss.items[k]);
+    if (k == at) {
+      bindings_push(a, &joined, n, ex_len(a, ex_var(a, v)));
+      bindings_push(a, &joined, copy, ex_build(a, ex_var(a, n), i, elem));
+    }
+  }
+  *bprimal = joined;
+  varmap_put(&st->kept, v, copy);
+  return true;
+}
+
 /* The residuals of a step: variables its primal binds (or the state) that
  * its reverse mentions. NULL reason when each can be stored (a number, a
  * tuple of numbers, a copy or the address of an array, or a callee's tape
@@ -1954,6 +1987,10 @@ static const char *step_residuals(Rev *s, Expr *rhs, Bindings *bprimal, StoreRev
       }
       *nstored += STORE_COST; /* the callee's primal, once more */
       continue;
+    }
+    if (k < 0 && keep_copy(s, bprimal, &fresh, st, v)) {
+      origin = NULL;
+      k = LOOP_TRIPS;
     }
     if (k < 0) {
       why = arena_printf(s->a, "its reverse reads the array '%s', made in the step", v->name);
@@ -2062,8 +2099,9 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
                               "the step (cost %ld)", nstored, recompute);
   for (int i = 0; i < st->residuals.len; i++) {
     Var *v = st->residuals.items[i];
-    push_leaves(s, &bprimal, ex_var(s->a, v), v->type, !varmap_has(&st->address, v),
-                st->origins.items[i]);
+    Var *kept = varmap_get(&st->kept, v);
+    push_leaves(s, &bprimal, ex_var(s->a, kept ? kept : v), v->type,
+                !varmap_has(&st->address, v), st->origins.items[i]);
   }
   *primal_body = bindings_build(s->a, &bprimal, r);
   if (s->dump) {
@@ -2267,16 +2305,14 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     loop_forms_free(&forms);
   }
   if (tbr && why && s->tbr_conflict) {
-    /* a step's reverse reads the carried memory: the log saves it */
+    /* a step's reverse reads the carried memory: the log saves it. The
+     * outermost loop of a nest stores too (8.42): recomputing its steps
+     * would run the whole primal once more in the reverse sweep, and what
+     * it stores is bounded by the work the primal does */
     s->tbr_conflict = false;
-    if (contains_loop(rhs->body))
-      why = "it is the outermost loop of a nest (its steps are checkpoints), and its "
-            "reverse reads the arrays it carries as a step left them";
-    else {
-      st = arena_alloc(s->a, sizeof *st);
-      ptrvec_push(s->a, &s->store_revs, st);
-      why = try_store(s, x, rhs, st, &body);
-    }
+    st = arena_alloc(s->a, sizeof *st);
+    ptrvec_push(s->a, &s->store_revs, st);
+    why = try_store(s, x, rhs, st, &body);
   }
   if (why) {
     varmap_put(&s->stored, x, NULL);
