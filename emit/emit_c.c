@@ -1180,7 +1180,10 @@ static Scope *open_scope(Em *e) {
 
 static void close_scope(Em *e, Scope *saved) {
   for (int i = e->frees->len - 1; i >= 0; i--)
-    line(e, "free(%s);", (char *)e->frees->items[i]);
+    if (e->log && strcmp(e->frees->items[i], e->log) == 0) /* kept for the next call */
+      line(e, "chad__log_close(&%s);", e->log);
+    else
+      line(e, "free(%s);", (char *)e->frees->items[i]);
   if (saved) {
     e->frees = saved->frees;
     e->stack = saved->stack;
@@ -2450,9 +2453,8 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
       expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
     line(&e, "chad__log %s = {0};", e.log);
-    ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
-    ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.redo", e.log));
-    ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.val", e.log));
+    line(&e, "chad__log_open(&%s);", e.log);
+    ptrvec_push(e.a, e.frees, (void *)e.log);
   }
   if (kind == FN_AUG)
     aug_homes(&e, g, &outs);
@@ -2697,6 +2699,36 @@ static const char *runtime_text =
     "static __attribute__((unused)) void chad__log_restore(chad__log *l, chad__saved *s) {\n"
     "  (void)l;\n"
     "  chad__copy(s->slot, s->old.bytes, s->size & ~CHAD__IO);\n"
+    "}\n"
+    "/* The buffers of the last reverse sweep that ended, kept for the next\n"
+    " * (one per translation unit, the largest): a tape of many megabytes\n"
+    " * freed and allocated again would cost a page fault per 4 KB at every\n"
+    " * call. `chad__log_busy` makes taking and giving them back safe when\n"
+    " * threads run derivatives at once (a thread that finds it taken makes\n"
+    " * its own). */\n"
+    "static __attribute__((unused)) chad__log chad__log_spare;\n"
+    "static __attribute__((unused)) int chad__log_busy;\n"
+    "static __attribute__((unused)) void chad__log_open(chad__log *l) {\n"
+    "  if (__atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE))\n"
+    "    return;\n"
+    "  *l = chad__log_spare;\n"
+    "  l->n = l->nredo = l->nval = 0;\n"
+    "  chad__log_spare = (chad__log){0};\n"
+    "  __atomic_store_n(&chad__log_busy, 0, __ATOMIC_RELEASE);\n"
+    "}\n"
+    "static __attribute__((unused)) void chad__log_close(chad__log *l) {\n"
+    "  if (!__atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE)) {\n"
+    "    if (l->cap + l->capredo + l->capval >\n"
+    "        chad__log_spare.cap + chad__log_spare.capredo + chad__log_spare.capval) {\n"
+    "      chad__log kept = chad__log_spare;\n"
+    "      chad__log_spare = *l;\n"
+    "      *l = kept;\n"
+    "    }\n"
+    "    __atomic_store_n(&chad__log_busy, 0, __ATOMIC_RELEASE);\n"
+    "  }\n"
+    "  free(l->entry);\n"
+    "  free(l->redo);\n"
+    "  free(l->val);\n"
     "}\n"
     "/* At the end of the primal sweep: the values the saved elements of\n"
     " * in-out parameters hold now, their final ones. */\n"
