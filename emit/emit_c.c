@@ -2417,6 +2417,23 @@ static void count_ref(Var *v, void *ctx) {
   varmap_put(uses, v, (void *)((long)varmap_get(uses, v) + 1));
 }
 
+/* Does e use the undo log inside a loop? Only then may the log grow with
+ * the problem's size and be worth keeping for the next call: a function
+ * that saves a few elements keeps its log a local the compiler sees whole
+ * (taking a kept one costs BA's Jacobian block a third of its time). */
+static bool logs_in_loop(const Expr *e, bool in_loop) {
+  for (; e->kind == E_LET; e = e->body)
+    if (logs_in_loop(e->args[0], in_loop))
+      return true;
+  bool log = e->kind == E_LOGSAVE || e->kind == E_LOGPUSH || e->kind == E_LOGMARK;
+  if (log && in_loop)
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (logs_in_loop(e->args[i], in_loop))
+      return true;
+  return expr_is_loop(e) && logs_in_loop(e->body, true);
+}
+
 static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Func *g,
                           Diag *err) {
   Em e;
@@ -2453,8 +2470,14 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
       expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
     line(&e, "chad__log %s = {0};", e.log);
-    line(&e, "chad__log_open(&%s);", e.log);
-    ptrvec_push(e.a, e.frees, (void *)e.log);
+    if (logs_in_loop(g->body, false)) {
+      line(&e, "chad__log_open(&%s);", e.log);
+      ptrvec_push(e.a, e.frees, (void *)e.log);
+    } else {
+      ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
+      ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.redo", e.log));
+      ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.val", e.log));
+    }
   }
   if (kind == FN_AUG)
     aug_homes(&e, g, &outs);
@@ -2700,29 +2723,35 @@ static const char *runtime_text =
     "  (void)l;\n"
     "  chad__copy(s->slot, s->old.bytes, s->size & ~CHAD__IO);\n"
     "}\n"
-    "/* The buffers of the last reverse sweep that ended, kept for the next\n"
-    " * (one per translation unit, the largest): a tape of many megabytes\n"
-    " * freed and allocated again would cost a page fault per 4 KB at every\n"
-    " * call. `chad__log_busy` makes taking and giving them back safe when\n"
-    " * threads run derivatives at once (a thread that finds it taken makes\n"
-    " * its own). */\n"
+    "/* The buffers of the last large reverse sweep that ended, kept for the\n"
+    " * next (one per translation unit, the largest): a tape of many\n"
+    " * megabytes freed and allocated again would cost a page fault per 4 KB\n"
+    " * at every call. `chad__log_busy` makes taking and giving them back\n"
+    " * safe when threads run derivatives at once (a thread that finds them\n"
+    " * taken makes its own); a small sweep, or one that finds no spare (a\n"
+    " * relaxed load, no atomic exchange), frees and allocates as before. */\n"
+    "#define CHAD__LOG_KEEP ((long long)1 << 16) /* entries: 1 to 2 MB */\n"
     "static __attribute__((unused)) chad__log chad__log_spare;\n"
+    "static __attribute__((unused)) long long chad__log_spare_size;\n"
     "static __attribute__((unused)) int chad__log_busy;\n"
     "static __attribute__((unused)) void chad__log_open(chad__log *l) {\n"
-    "  if (__atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE))\n"
+    "  if (!__atomic_load_n(&chad__log_spare_size, __ATOMIC_RELAXED) ||\n"
+    "      __atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE))\n"
     "    return;\n"
     "  *l = chad__log_spare;\n"
     "  l->n = l->nredo = l->nval = 0;\n"
     "  chad__log_spare = (chad__log){0};\n"
+    "  __atomic_store_n(&chad__log_spare_size, 0, __ATOMIC_RELAXED);\n"
     "  __atomic_store_n(&chad__log_busy, 0, __ATOMIC_RELEASE);\n"
     "}\n"
     "static __attribute__((unused)) void chad__log_close(chad__log *l) {\n"
-    "  if (!__atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE)) {\n"
-    "    if (l->cap + l->capredo + l->capval >\n"
-    "        chad__log_spare.cap + chad__log_spare.capredo + chad__log_spare.capval) {\n"
+    "  long long size = l->cap + l->capredo + l->capval;\n"
+    "  if (size >= CHAD__LOG_KEEP && !__atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE)) {\n"
+    "    if (size > chad__log_spare.cap + chad__log_spare.capredo + chad__log_spare.capval) {\n"
     "      chad__log kept = chad__log_spare;\n"
     "      chad__log_spare = *l;\n"
     "      *l = kept;\n"
+    "      __atomic_store_n(&chad__log_spare_size, size, __ATOMIC_RELAXED);\n"
     "    }\n"
     "    __atomic_store_n(&chad__log_busy, 0, __ATOMIC_RELEASE);\n"
     "  }\n"
