@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.37292
-1 5.33913
-2 6.25276
-3 6.22176
+0 6.2493
+1 6.23985
+2 6.19703
+3 6.20195
 EOD
 $tool1 << EOD
-0 197.243
-1 187.618
-2 194.595
-3 190.596
+0 168.054
+1 195.275
+2 203.962
+3 192.22
 EOD
 $tool2 << EOD
-0 43.9349
-1 36.5188
-2 44.1011
-3 41.6487
+0 42.0368
+1 41.6563
+2 41.5718
+3 41.2242
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/abo2/adbench-ba.png"
+set output "/tmp/ab6/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

@@ -1,39 +1,39 @@
 # adbench: time(derivative) / time(ADBench objective) for gmm
 $tool0 << EOD
-0 4.20163
-1 2.47873
-2 2.73845
-3 4.15157
-4 3.546
-5 2.46658
-6 2.66761
+0 2.18168
+1 2.36953
+2 3.46008
+3 6.17172
+4 3.09364
+5 2.38166
+6 2.60722
 EOD
 $tool1 << EOD
-0 2.00823
-1 3.60896
-2 5.26035
-3 11.6269
-4 2.47406
-5 3.56548
-6 5.19933
+0 1.64923
+1 3.59295
+2 4.78641
+3 11.6081
+4 2.49545
+5 3.62944
+6 5.27465
 EOD
 $tool2 << EOD
-0 7.66081
-1 21.3887
-2 32.7622
-4 6.7843
+0 8.25215
+1 21.6651
+2 33.3608
+4 5.58686
 EOD
 $tool3 << EOD
-0 43.8965
-1 3314.43
-2 23159.4
-3 430780
-4 60.1438
-5 3306.35
-6 23084.8
+0 36.4829
+1 3584.44
+2 21155.7
+3 432470
+4 59.8151
+5 3320.63
+6 23020.7
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/abo2/adbench-gmm.png"
+set output "/tmp/ab6/adbench-gmm.png"
 set title "gmm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 3.05314
-1 3.07292
-2 3.15749
-3 3.45807
-4 3.19185
+0 2.3027
+1 0.91646
+2 1.25412
+3 2.02116
+4 2.02813
 EOD
 $tool1 << EOD
-0 6.80594
-1 7.55171
-2 6.9586
-3 11.7389
-4 11.281
+0 6.55943
+1 6.53873
+2 7.06458
+3 11.8632
+4 11.4631
 EOD
 $tool2 << EOD
-0 531.103
-1 555.629
-2 985.173
-3 540.44
+0 574.8
+1 302.852
+2 599.438
+3 534.184
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/abo2/adbench-lstm.png"
+set output "/tmp/ab6/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
