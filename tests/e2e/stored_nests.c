@@ -68,51 +68,40 @@ double overwritten(int l, int c, int b, const double *w, double *state, const do
 
 enum { L = 2, C = 4, B = 3 };
 
-/* x = (w L*B, state0 L*B, xs C*B); y = (total, state after) */
-static void sq_w(const double *x, double *y, void *c) {
-    (void)c;
+/* x = (w L*B, state0 L*B, xs C*B); y = (total, state after); c: which
+ * function, as its three forms */
+struct fns {
+    double (*f)(int, int, int, const double *, double *, const double *);
+    double (*fwd)(int, int, int, const double *, const double *, double *, double *, const double *,
+                  const double *, double *);
+    double (*rev)(int, int, int, const double *, double *, double *, double *, const double *,
+                  double *, double);
+};
+static void w(const double *x, double *y, void *c) {
     memcpy(y + 1, x + L * B, L * B * sizeof *y);
-    y[0] = sequence(L, C, B, x, y + 1, x + 2 * L * B);
+    y[0] = ((const struct fns *)c)->f(L, C, B, x, y + 1, x + 2 * L * B);
 }
-static void sq_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
-    (void)c;
+static void w_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
     memcpy(y + 1, x + L * B, L * B * sizeof *y), memcpy(dy + 1, dx + L * B, L * B * sizeof *dy);
-    y[0] = sequence_fwd(L, C, B, x, dx, y + 1, dy + 1, x + 2 * L * B, dx + 2 * L * B, &dy[0]);
+    y[0] = ((const struct fns *)c)->fwd(L, C, B, x, dx, y + 1, dy + 1, x + 2 * L * B, dx + 2 * L * B,
+                                        &dy[0]);
 }
-static void sq_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
+static void w_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
     double sb[L * B];
-    (void)c;
     memcpy(y + 1, x + L * B, L * B * sizeof *y), memcpy(sb, yb + 1, sizeof sb);
-    y[0] = sequence_rev(L, C, B, x, xb, y + 1, sb, x + 2 * L * B, xb + 2 * L * B, yb[0]);
-    for (int i = 0; i < L * B; i++)
-        xb[L * B + i] += sb[i];
-}
-
-static void ov_w(const double *x, double *y, void *c) {
-    (void)c;
-    memcpy(y + 1, x + L * B, L * B * sizeof *y);
-    y[0] = overwritten(L, C, B, x, y + 1, x + 2 * L * B);
-}
-static void ov_fwd(const double *x, const double *dx, double *y, double *dy, void *c) {
-    (void)c;
-    memcpy(y + 1, x + L * B, L * B * sizeof *y), memcpy(dy + 1, dx + L * B, L * B * sizeof *dy);
-    y[0] = overwritten_fwd(L, C, B, x, dx, y + 1, dy + 1, x + 2 * L * B, dx + 2 * L * B, &dy[0]);
-}
-static void ov_rev(const double *x, double *xb, double *y, const double *yb, void *c) {
-    double sb[L * B];
-    (void)c;
-    memcpy(y + 1, x + L * B, L * B * sizeof *y), memcpy(sb, yb + 1, sizeof sb);
-    y[0] = overwritten_rev(L, C, B, x, xb, y + 1, sb, x + 2 * L * B, xb + 2 * L * B, yb[0]);
+    y[0] = ((const struct fns *)c)->rev(L, C, B, x, xb, y + 1, sb, x + 2 * L * B, xb + 2 * L * B, yb[0]);
     for (int i = 0; i < L * B; i++)
         xb[L * B + i] += sb[i];
 }
 
 int main(void) {
+    static const struct fns seq = {sequence, sequence_fwd, sequence_rev};
+    static const struct fns over = {overwritten, overwritten_fwd, overwritten_rev};
     struct gca_problem p = {0};
     p.name = "sequence", p.nin = 2 * L * B + C * B, p.nout = 1 + L * B;
-    p.f = sq_w, p.fwd = sq_fwd, p.rev = sq_rev;
+    p.f = w, p.fwd = w_fwd, p.rev = w_rev, p.ctx = (void *)&seq;
     gca_check_random(&p, 4, -1, 1);
-    p.name = "overwritten", p.f = ov_w, p.fwd = ov_fwd, p.rev = ov_rev;
+    p.name = "overwritten", p.ctx = (void *)&over;
     gca_check_random(&p, 4, -1, 1);
     return gc_summary();
 }
