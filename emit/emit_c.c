@@ -885,6 +885,17 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
 }
 
 typedef struct Scope Scope;
+struct Scope {
+  PtrVec *frees, *stack;
+  int indent;
+};
+
+/* Small arrays of a constant length live in automatic storage declared
+ * in their scope's C block, which ends where the scope would free them:
+ * no malloc and free per array in the loops that make them. The budget
+ * bounds a function's stack frame. */
+enum { STACK_ARRAY_BYTES = 512, STACK_FUNCTION_BYTES = 16384 };
+
 static Scope *open_scope(Em *e);
 static void close_scope(Em *e, Scope *saved);
 
@@ -914,12 +925,55 @@ static void join_array_leaves(Em *e, CVal *res, CVal *t, CVal *f) {
   }
 }
 
+/* The arrays of a small constant length that an if yields from its
+ * branches' automatic storage: one buffer per result leaf, declared before
+ * the if (only one branch runs), instead of a heap copy per run (BA's
+ * rotated point cost a malloc and a free per call of f_rev). */
+typedef struct {
+  const char **buf;         /* per leaf: the buffer, or NULL */
+  long *count;              /* per leaf: its elements, the larger branch's */
+  const char **stacked[2];  /* per branch and leaf: the length copied, or NULL */
+} IfBuffers;
+
+static long stack_elem_bytes(const Type *t) {
+  return t->elem->kind == TY_F32 ? (long)sizeof(float)
+         : t->elem->kind == TY_F64 ? (long)sizeof(double)
+                                   : (long)sizeof(long long);
+}
+
+/* Copies branch leaf l of constant length into leaf i's buffer when the
+ * if stands at the top of its scope (the buffer lives as long as the
+ * scope's other arrays) and the function's stack budget allows. */
+static bool copy_to_if_buffer(Em *e, IfBuffers *ib, int side, int i, CVal *l, CVal *d,
+                              const Scope *outer) {
+  char *end;
+  long count = l->len ? strtol(l->len, &end, 10) : 0;
+  if (!l->len || *end != '\0' || count <= 0 || !outer->stack || e->indent - 1 != outer->indent)
+    return false;
+  long size = stack_elem_bytes(l->type);
+  long extra = count > ib->count[i] ? (count - ib->count[i]) * size : 0;
+  if (count * size > STACK_ARRAY_BYTES || e->stack_bytes + extra > STACK_FUNCTION_BYTES)
+    return false;
+  e->stack_bytes += extra;
+  if (!ib->buf[i])
+    ib->buf[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_s", d->expr));
+  if (count > ib->count[i])
+    ib->count[i] = count;
+  const char *q = nameset_fresh(&e->names, e->a, "q");
+  line(e, "for (int %s = 0; %s < %s; %s++)", q, q, l->len, q);
+  line(e, "  %s[%s] = %s[%s];", ib->buf[i], q, l->expr, q);
+  line(e, "%s = %s;", d->expr, ib->buf[i]);
+  ib->stacked[side][i] = l->len;
+  return true;
+}
+
 /* Each branch is a C scope: arrays made there are freed there, except
  * those the branch yields as the if's result, which the if's result
  * variables take over, with their lengths (`lens`, one name per leaf,
  * made by the first branch that needs it); `made[i]` says the branch's
  * leaf i was such an array. */
-static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool *made) {
+static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool *made,
+                         IfBuffers *ib, int side) {
   e->indent++;
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, block, res);
@@ -933,6 +987,10 @@ static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool 
       if (strcmp(origin(l), e->stack->items[j]) != 0)
         continue;
       /* its storage ends with the branch: the if's result gets a copy */
+      if (copy_to_if_buffer(e, ib, side, i, l, d, saved)) {
+        l = NULL;
+        break;
+      }
       const char *copy = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", d->expr));
       const char *q = nameset_fresh(&e->names, e->a, "q");
       line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, l->type), copy, l->len,
@@ -945,7 +1003,7 @@ static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool 
       l->len = ((CVal *)leaves.items[i])->len;
       break;
     }
-    for (int j = 0; l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++) {
+    for (int j = 0; l && l->type->kind == TY_ARRAY && l->expr && j < e->frees->len; j++) {
       if (strcmp(origin(l), e->frees->items[j]) != 0)
         continue;
       if (!d || !d->expr || !l->len) {
@@ -968,14 +1026,64 @@ static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool 
   return r;
 }
 
+/* Leaf i of the if's result in the buffer both branches copied into: of
+ * their common constant length, or of a length each branch sets when they
+ * differ. A branch that copied while the other made an array on the heap
+ * moves its copy to the heap as well, so that the result is freed alike. */
+static bool take_if_buffer(Em *e, CVal *r, int i, const char **lens, bool *made[2],
+                           IfBuffers *ib, StrBuf **branches) {
+  const char *st = ib->stacked[0][i], *sf = ib->stacked[1][i];
+  if (!st && !sf)
+    return false;
+  StrBuf *out = e->out;
+  e->indent++;
+  if (st && sf) {
+    if (strcmp(st, sf) != 0) {
+      lens[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_n", r->expr));
+      for (int side = 0; side < 2; side++) {
+        e->out = branches[side];
+        line(e, "%s = %s;", lens[i], ib->stacked[side][i]);
+      }
+    }
+  } else {
+    int side = st ? 0 : 1;
+    const char *len = st ? st : sf;
+    if (!lens[i])
+      lens[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_n", r->expr));
+    const char *heap = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", r->expr));
+    const char *q = nameset_fresh(&e->names, e->a, "q");
+    e->out = branches[side];
+    line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, r->type), heap, len,
+         c_type(e->a, r->type->elem));
+    line(e, "for (int %s = 0; %s < %s; %s++)", q, q, len, q);
+    line(e, "  %s[%s] = %s[%s];", heap, q, ib->buf[i], q);
+    line(e, "%s = %s;", r->expr, heap);
+    line(e, "%s = %s;", lens[i], len);
+    made[side][i] = true;
+  }
+  e->indent--;
+  e->out = out;
+  if (!st || !sf)
+    return false; /* now made on the heap: taken as such */
+  if (lens[i])
+    line(e, "int %s;", lens[i]);
+  r->len = lens[i] ? lens[i] : st;
+  r->writable = true;
+  r->alias = NULL;
+  ptrvec_push(e->a, e->stack, (void *)r->expr);
+  return true;
+}
+
 /* An array each branch makes becomes the if's result: declared before the
  * if with its length, freed with the scope around the if. An array only
  * one branch makes could not be freed alike: refused. */
-static void take_made_arrays(Em *e, CVal *res, const char **lens, const bool *made_t,
-                             const bool *made_f) {
+static void take_made_arrays(Em *e, CVal *res, const char **lens, bool *made_t, bool *made_f,
+                             IfBuffers *ib, StrBuf **branches) {
   PtrVec rl = {0};
   leaves_of(e->a, res, &rl);
   for (int i = 0; i < rl.len; i++) {
+    if (take_if_buffer(e, rl.items[i], i, lens, (bool *[2]){made_t, made_f}, ib, branches))
+      continue;
     if (made_t[i] != made_f[i]) {
       em_fail(e, "an array made under one branch of a condition only and used after it: "
                  "not supported yet");
@@ -1036,13 +1144,25 @@ static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   /* the branches are written apart: the lengths of the arrays they make
    * are declared before the if */
   StrBuf *out = e->out, then = {0}, other = {0};
+  IfBuffers ib = {arena_alloc(e->a, sizeof(char *) * (size_t)n),
+                  arena_alloc(e->a, sizeof(long) * (size_t)n),
+                  {arena_alloc(e->a, sizeof(char *) * (size_t)n),
+                   arena_alloc(e->a, sizeof(char *) * (size_t)n)}};
+  memset(ib.buf, 0, sizeof(char *) * (size_t)n);
+  memset(ib.count, 0, sizeof(long) * (size_t)n);
+  memset(ib.stacked[0], 0, sizeof(char *) * (size_t)n);
+  memset(ib.stacked[1], 0, sizeof(char *) * (size_t)n);
   e->out = &then;
-  CVal *t = emit_branch(e, rhs->args[1], res, lens, made_t);
+  CVal *t = emit_branch(e, rhs->args[1], res, lens, made_t, &ib, 0);
   e->out = &other;
-  CVal *f = emit_branch(e, rhs->args[2], res, lens, made_f);
+  CVal *f = emit_branch(e, rhs->args[2], res, lens, made_f, &ib, 1);
   e->out = out;
+  for (int i = 0; i < rl.len; i++)
+    if (ib.buf[i])
+      line(e, "%s %s[%ld];", c_type(e->a, ((CVal *)rl.items[i])->type->elem), ib.buf[i],
+           ib.count[i]);
   join_array_leaves(e, res, t, f);
-  take_made_arrays(e, res, lens, made_t, made_f);
+  take_made_arrays(e, res, lens, made_t, made_f, &ib, (StrBuf *[2]){&then, &other});
   const char **named = arena_alloc(e->a, sizeof(char *) * (size_t)n);
   memset(named, 0, sizeof(char *) * (size_t)n);
   name_branch_lengths(e, res, t, f, &then, &other, named);
@@ -1162,11 +1282,6 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
 /* Arrays allocated in a C scope are freed when it ends: the loop forms
  * never let an array escape their body, and a function's own results go
  * to the caller's buffers, so ownership follows scopes. */
-struct Scope {
-  PtrVec *frees, *stack;
-  int indent;
-};
-
 static Scope *open_scope(Em *e) {
   Scope *saved = arena_alloc(e->a, sizeof(Scope));
   saved->frees = e->frees;
@@ -1191,19 +1306,10 @@ static void close_scope(Em *e, Scope *saved) {
   }
 }
 
-/* Small arrays of a constant length live in automatic storage declared
- * in their scope's C block, which ends where the scope would free them:
- * no malloc and free per array in the loops that make them. The budget
- * bounds a function's stack frame. */
-enum { STACK_ARRAY_BYTES = 512, STACK_FUNCTION_BYTES = 16384 };
-
 static bool fits_stack(Em *e, Type *t, const char *n, long *bytes) {
   char *end;
   long count = strtol(n, &end, 10);
-  size_t size = t->elem->kind == TY_F32 ? sizeof(float)
-                : t->elem->kind == TY_F64 ? sizeof(double)
-                                          : sizeof(long long);
-  *bytes = count * (long)size;
+  *bytes = count * stack_elem_bytes(t);
   return *end == '\0' && count > 0 && *bytes <= STACK_ARRAY_BYTES && e->stack &&
          e->indent == e->scope_indent && e->stack_bytes + *bytes <= STACK_FUNCTION_BYTES;
 }
@@ -2692,6 +2798,7 @@ static const char *runtime_text =
     "typedef struct chad__log {\n"
     "  chad__saved *entry;\n"
     "  long long n, cap;\n"
+
     "  chad__saved *redo;\n"
     "  long long nredo, capredo;\n"
     "  chad__word *val;\n"
