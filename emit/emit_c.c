@@ -925,6 +925,25 @@ static void join_array_leaves(Em *e, CVal *res, CVal *t, CVal *f) {
   }
 }
 
+/* `to[q] = from[q]` for q below len. */
+static void copy_elements(Em *e, const char *to, const char *from, const char *len) {
+  const char *q = nameset_fresh(&e->names, e->a, "q");
+  line(e, "for (int %s = 0; %s < %s; %s++)", q, q, len, q);
+  line(e, "  %s[%s] = %s[%s];", to, q, from, q);
+}
+
+/* dest = a heap copy of the len elements of array `from` of type t; the
+ * copy's name, for the caller to free. */
+static const char *heap_copy(Em *e, Type *t, const char *dest, const char *from,
+                             const char *len) {
+  const char *copy = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", dest));
+  line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, t), copy, len,
+       c_type(e->a, t->elem));
+  copy_elements(e, copy, from, len);
+  line(e, "%s = %s;", dest, copy);
+  return copy;
+}
+
 /* The arrays of a small constant length that an if yields from its
  * branches' automatic storage: one buffer per result leaf, declared before
  * the if (only one branch runs), instead of a heap copy per run (BA's
@@ -959,9 +978,7 @@ static bool copy_to_if_buffer(Em *e, IfBuffers *ib, int side, int i, CVal *l, CV
     ib->buf[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_s", d->expr));
   if (count > ib->count[i])
     ib->count[i] = count;
-  const char *q = nameset_fresh(&e->names, e->a, "q");
-  line(e, "for (int %s = 0; %s < %s; %s++)", q, q, l->len, q);
-  line(e, "  %s[%s] = %s[%s];", ib->buf[i], q, l->expr, q);
+  copy_elements(e, ib->buf[i], l->expr, l->len);
   line(e, "%s = %s;", d->expr, ib->buf[i]);
   ib->stacked[side][i] = l->len;
   return true;
@@ -991,13 +1008,7 @@ static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool 
         l = NULL;
         break;
       }
-      const char *copy = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", d->expr));
-      const char *q = nameset_fresh(&e->names, e->a, "q");
-      line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, l->type), copy, l->len,
-           c_type(e->a, l->type->elem));
-      line(e, "for (int %s = 0; %s < %s; %s++)", q, q, l->len, q);
-      line(e, "  %s[%s] = %s[%s];", copy, q, l->expr, q);
-      line(e, "%s = %s;", d->expr, copy);
+      const char *copy = heap_copy(e, l->type, d->expr, l->expr, l->len);
       ptrvec_push(e->a, e->frees, (void *)copy);
       l = cv_scalar(e, l->type, copy);
       l->len = ((CVal *)leaves.items[i])->len;
@@ -1050,14 +1061,8 @@ static bool take_if_buffer(Em *e, CVal *r, int i, const char **lens, bool *made[
     const char *len = st ? st : sf;
     if (!lens[i])
       lens[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_n", r->expr));
-    const char *heap = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", r->expr));
-    const char *q = nameset_fresh(&e->names, e->a, "q");
     e->out = branches[side];
-    line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, r->type), heap, len,
-         c_type(e->a, r->type->elem));
-    line(e, "for (int %s = 0; %s < %s; %s++)", q, q, len, q);
-    line(e, "  %s[%s] = %s[%s];", heap, q, ib->buf[i], q);
-    line(e, "%s = %s;", r->expr, heap);
+    heap_copy(e, r->type, r->expr, ib->buf[i], len);
     line(e, "%s = %s;", lens[i], len);
     made[side][i] = true;
   }
