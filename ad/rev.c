@@ -81,6 +81,19 @@ typedef struct IfRev {
   PtrVec outer_vals[2]; /* Expr* atoms: the summed contributions */
 } IfRev;
 
+/* An array leaf of an if's result that one branch makes and the other
+ * passes on from outside the if (scratch that only one branch writes,
+ * which lowering rebuilds there): the result's cotangent is in the made
+ * array's buffer, and the passing branch's reverse adds it into the
+ * buffer of the array it passed on (DESIGN 8.13). */
+typedef struct IfPass {
+  int branch;   /* the branch that passes the array on */
+  Expr *root;   /* the array it passes, as bound outside the if */
+  Expr *h;      /* the buffer of the if's result leaf */
+  Expr *val;    /* the leaf's value (its length is the root's) */
+  Expr *target; /* the root's buffer, found once the block's are made */
+} IfPass;
+
 /* The reverse of a fold whose steps store their residuals (DESIGN 8.22):
  * generated with the primal, its residuals pushed at the end of each step
  * and taken back, newest first, at the start of the step's reverse. */
@@ -130,6 +143,8 @@ typedef struct Rev {
   VarMap if_rev;    /* Var x bound by an if -> IfRev* */
   VarMap if_seeds;  /* Var x bound by an if -> PtrVec* of its array leaves'
                        output seeds (NULL where none) */
+  VarMap if_pass;   /* Var x bound by an if -> PtrVec* of IfPass*: leaves
+                       one branch makes and the other passes on */
   NameSet *names;   /* names in use: new variables get fresh ones */
   VarMap bufs;      /* array-valued Var -> its cotangent buffer: an atom, or
                        for a tuple of arrays a tuple of atoms (NULL where
@@ -3001,6 +3016,34 @@ static void backprop_call(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
       add_contrib(s, rhs->args[i], -1, ex_get(s->a, k++, c));
 }
 
+/* Branch j's reverse, after the additions of the if's result leaves that
+ * branch passed on into the buffers of the arrays it passed (IfPass): they
+ * come first, as the branch's own reverse reads those buffers. */
+static Bindings *with_passes(Rev *s, Var *x, int j, Bindings *rev) {
+  PtrVec *passes = varmap_get(&s->if_pass, x);
+  Bindings *out = NULL;
+  for (int i = 0; passes && i < passes->len; i++) {
+    IfPass *p = passes->items[i];
+    if (p->branch != j || !p->target || atom_eq(p->target, p->h))
+      continue;
+    if (!out) {
+      out = arena_alloc(s->a, sizeof *out);
+      *out = (Bindings){0};
+    }
+    Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
+    Bindings cb = {0};
+    bind(s, &cb, "acc",
+         ex_accum(s->a, p->target, ex_var(s->a, k), ex_index(s->a, p->h, ex_var(s->a, k))));
+    bind(s, out, "passed", ex_sum(s->a, ex_len(s->a, p->val), k,
+                                  bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL))));
+  }
+  if (!out)
+    return rev;
+  for (int i = 0; i < rev->vars.len; i++)
+    bindings_push(s->a, out, rev->vars.items[i], rev->rhss.items[i]);
+  return out;
+}
+
 static void backprop_if(Rev *s, Var *x, Expr *ct, Bindings *out) {
   IfRev *info = varmap_get(&s->if_rev, x);
   if (!info)
@@ -3011,7 +3054,8 @@ static void backprop_if(Rev *s, Var *x, Expr *ct, Bindings *out) {
     for (int i = 0; i < info->outer_vars[j].len; i++)
       if (!contains_var(&all, info->outer_vars[j].items[i]))
         ptrvec_push(s->a, &all, info->outer_vars[j].items[i]);
-  if (!all.len && !info->rev[0].vars.len && !info->rev[1].vars.len)
+  if (!all.len && !info->rev[0].vars.len && !info->rev[1].vars.len &&
+      !varmap_has(&s->if_pass, x))
     return; /* nothing flows back and nothing is added into a buffer */
   Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(all.len ? all.len : 1));
   Expr *branches[2];
@@ -3025,7 +3069,8 @@ static void backprop_if(Rev *s, Var *x, Expr *ct, Bindings *out) {
         if (info->outer_vars[j].items[k] == v)
           elems[i] = info->outer_vals[j].items[k];
     }
-    branches[j] = bindings_build(s->a, &info->rev[j], ex_tuple(s->a, all.len, elems));
+    branches[j] = bindings_build(s->a, with_passes(s, x, j, &info->rev[j]),
+                                 ex_tuple(s->a, all.len, elems));
   }
   Expr *iff = ex_if(s->a, info->cond, branches[0], branches[1]);
   iff->type = ty_tuple(s->a, all.len, types);
@@ -3275,9 +3320,10 @@ static void block_rhs(Expr *e, VarMap *out) {
 }
 
 /* Per array leaf of a branch's result, the variable of the branch that
- * makes it (found through the branch's aliases, updates, loops and tuples),
- * or NULL when the leaf is a version of an array from outside the branch
- * or is made some other way (a nested if). */
+ * makes it (found through the branch's aliases, updates, loops and tuples,
+ * or a nested if yielding one array not from outside), or NULL when the
+ * leaf is a version of an array from outside the branch or is made some
+ * other way. */
 static void branch_made(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, PtrVec *made) {
   int n = array_leaf_count(t);
   Expr *rhs = branch_value(branch_rhs, atom);
@@ -3315,6 +3361,16 @@ static void branch_made(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, P
       return;
     }
     break;
+  case E_IF:
+    if (t->kind == TY_ARRAY) {
+      /* a nested if that is not a version of one array from outside: its
+       * own if_buffers gives its branches the buffer given to it */
+      PtrVec roots = {0};
+      branch_roots(s, branch_rhs, atom, t, &roots);
+      ptrvec_push(s->a, made, roots.len == 1 && roots.items[0] ? NULL : atom);
+      return;
+    }
+    break;
   default:
     break;
   }
@@ -3326,7 +3382,7 @@ static void branch_made(Rev *s, const VarMap *branch_rhs, Expr *atom, Type *t, P
  * branches return a version of (one this function allocated, or given to
  * that array now when it is made in this block and has none yet). */
 static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, const VarMap *rhs_of,
-                            Expr *r1, Expr *r2, Expr *m1, Expr *m2,
+                            Var *x, Expr *r1, Expr *r2, Expr *m1, Expr *m2,
                             Expr *have, Expr *val, Loc loc, const char *name) {
   if (!r1 && !r2 && m1 && m2) {
     /* each branch makes the array: whichever runs, its array's cotangent
@@ -3334,6 +3390,21 @@ static Expr *if_leaf_buffer(Rev *s, Bindings *reverse, const VarMap *fresh, cons
     Expr *h = have ? have : alloc_like(s, reverse, val, name);
     varmap_put(&s->bufs, m1->var, h);
     varmap_put(&s->bufs, m2->var, h);
+    return h;
+  }
+  if ((m1 && !r1 && r2 && !m2) || (m2 && !r2 && r1 && !m1)) {
+    /* one branch makes it, the other passes an array from outside on */
+    Expr *h = have ? have : alloc_like(s, reverse, val, name);
+    varmap_put(&s->bufs, (m1 ? m1 : m2)->var, h);
+    IfPass *p = arena_alloc(s->a, sizeof *p);
+    *p = (IfPass){.branch = m1 ? 1 : 0, .root = m1 ? r2 : r1, .h = h, .val = val};
+    PtrVec *passes = varmap_get(&s->if_pass, x);
+    if (!passes) {
+      passes = arena_alloc(s->a, sizeof *passes);
+      *passes = (PtrVec){0};
+      varmap_put(&s->if_pass, x, passes);
+    }
+    ptrvec_push(s->a, passes, p);
     return h;
   }
   if (!r1 || !r2 || !atom_eq(r1->kind == E_GET ? r1->args[0] : r1, r2->kind == E_GET ? r2->args[0] : r2) ||
@@ -3380,13 +3451,13 @@ typedef struct IfLeaves {
 } IfLeaves;
 
 static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh,
-                             const VarMap *rhs_of, const IfLeaves *l, int *k, Type *t, Loc loc,
+                             const VarMap *rhs_of, Var *x, const IfLeaves *l, int *k, Type *t, Loc loc,
                              const char *name) {
   if (t->kind == TY_ARRAY) {
     int j = (*k)++;
     if (!type_is_active(t))
       return NULL;
-    return if_leaf_buffer(s, reverse, fresh, rhs_of, l->roots[0].items[j], l->roots[1].items[j],
+    return if_leaf_buffer(s, reverse, fresh, rhs_of, x, l->roots[0].items[j], l->roots[1].items[j],
                           l->made[0].items[j], l->made[1].items[j], l->have.items[j],
                           l->vals.items[j], loc, name);
   }
@@ -3394,7 +3465,7 @@ static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh,
     return NULL;
   Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->n);
   for (int j = 0; j < t->n; j++)
-    parts[j] = if_tuple_handle(s, reverse, fresh, rhs_of, l, k, t->elems[j], loc, name);
+    parts[j] = if_tuple_handle(s, reverse, fresh, rhs_of, x, l, k, t->elems[j], loc, name);
   return ex_lin(s->a, E_TUPLE, t->n, parts);
 }
 
@@ -3413,7 +3484,7 @@ static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, const Var
   if (x->type->kind == TY_ARRAY) {
     PtrVec *seeds = varmap_get(&s->if_seeds, x);
     Expr *have = seeds ? seeds->items[0] : varmap_get(&s->bufs, x);
-    Expr *h = if_leaf_buffer(s, reverse, fresh, rhs_of, l.roots[0].items[0], l.roots[1].items[0],
+    Expr *h = if_leaf_buffer(s, reverse, fresh, rhs_of, x, l.roots[0].items[0], l.roots[1].items[0],
                              l.made[0].items[0], l.made[1].items[0], have,
                              ex_var(s->a, x), rhs->loc, bname(s, x));
     if (h)
@@ -3425,23 +3496,24 @@ static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, const Var
   for (int j = 0; j < l.vals.len; j++)
     ptrvec_push(s->a, &l.have, seeds && j < seeds->len ? seeds->items[j] : NULL);
   int k = 0;
-  Expr *h = if_tuple_handle(s, reverse, fresh, rhs_of, &l, &k, x->type, rhs->loc, bname(s, x));
+  Expr *h = if_tuple_handle(s, reverse, fresh, rhs_of, x, &l, &k, x->type, rhs->loc, bname(s, x));
   if (!s->failed)
     varmap_put(&s->bufs, x, h);
 }
 
-/* Does each branch of an if whose result is one array make that array? */
+/* Does a branch of an if whose result is one array make that array (each
+ * branch, or one while the other passes an array from outside on)? */
 static bool branches_make(Rev *s, Expr *rhs) {
-  bool both = true;
+  bool any = false;
   for (int k = 0; k < 2; k++) {
     VarMap m = {0};
     PtrVec made = {0};
     block_rhs(rhs->args[1 + k], &m);
     branch_made(s, &m, block_result_atom(rhs->args[1 + k]), rhs->type, &made);
     varmap_free(&m);
-    both = both && made.len == 1 && made.items[0];
+    any = any || (made.len == 1 && made.items[0]);
   }
-  return both;
+  return any;
 }
 
 /* A loop's initial arrays made in this block use the loop's buffers: the
@@ -3479,6 +3551,31 @@ static void share_with_versions(Rev *s, const VarMap *fresh, const VarMap *rhs_o
     Expr *rhs = varmap_get(rhs_of, v);
     v = rhs && rhs->kind == E_VAR ? rhs->var : NULL;
   }
+}
+
+/* The buffers the passing branches of this block's ifs add into (IfPass),
+ * now that every array of the block has one. */
+static void pass_targets(Rev *s, const Bindings *b) {
+  VarMap rhs_of = {0};
+  for (int i = 0; i < b->vars.len; i++)
+    varmap_put(&rhs_of, b->vars.items[i], b->rhss.items[i]);
+  for (int i = 0; i < b->vars.len && !s->failed; i++) {
+    PtrVec *passes = varmap_get(&s->if_pass, (Var *)b->vars.items[i]);
+    Expr *rhs = b->rhss.items[i];
+    for (int j = 0; passes && j < passes->len; j++) {
+      IfPass *p = passes->items[j];
+      p->target = root_buf(s, &rhs_of, p->root);
+      if (!p->target || p->target->kind != E_VAR) {
+        fail(s, rhs->loc, "an array made or chosen under a condition cannot be differentiated "
+                          "in reverse mode yet");
+      } else if (!varmap_has(&s->own_bufs, p->target->var) &&
+                 expr_contains(rhs->args[1 + p->branch], E_UPDATE)) {
+        fail(s, rhs->loc, "an input array updated under a condition cannot be differentiated in "
+                          "reverse mode yet");
+      }
+    }
+  }
+  varmap_free(&rhs_of);
 }
 
 static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
@@ -3652,6 +3749,7 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     if (src)
       varmap_put(&s->bufs, x, src);
   }
+  pass_targets(s, b);
 }
 
 /* A loop step's contributions to scalars outside the loop, summed into
@@ -4594,6 +4692,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.call_tape);
   varmap_free(&s.if_rev);
   varmap_free(&s.if_seeds);
+  varmap_free(&s.if_pass);
   varmap_free(&s.bufs);
   varmap_free(&s.custom_in);
   varmap_free(&s.fold_tape);

@@ -1079,6 +1079,56 @@ static bool take_if_buffer(Em *e, CVal *r, int i, const char **lens, bool *made[
   return true;
 }
 
+/* A leaf one branch makes (or copied into the if's buffer) while the other
+ * passes on an array from outside the if (scratch only one branch writes,
+ * which lowering rebuilds there): the passing branch copies it, into the
+ * if's buffer when the other branch used one and the length is a small
+ * constant, else to the heap, so that the result is memory of its own,
+ * writable and freed alike whichever branch ran. The copy costs what the
+ * other branch's rebuild does. */
+static void copy_passed_leaves(Em *e, CVal *res, CVal *t, CVal *f, const char **lens,
+                               bool *made[2], IfBuffers *ib, StrBuf **branches) {
+  PtrVec rl = {0}, bl[2] = {{0}, {0}};
+  leaves_of(e->a, res, &rl);
+  leaves_of(e->a, t, &bl[0]);
+  leaves_of(e->a, f, &bl[1]);
+  StrBuf *out = e->out;
+  for (int i = 0; i < rl.len && i < bl[0].len && i < bl[1].len; i++) {
+    CVal *r = rl.items[i];
+    bool own[2];
+    for (int side = 0; side < 2; side++)
+      own[side] = made[side][i] || ib->stacked[side][i];
+    if (r->type->kind != TY_ARRAY || !r->expr || own[0] == own[1])
+      continue;
+    int side = own[0] ? 1 : 0;
+    CVal *l = bl[side].items[i];
+    if (!l->expr || !l->len)
+      continue; /* refused below */
+    e->out = branches[side];
+    e->indent++;
+    char *end;
+    long count = strtol(l->len, &end, 10), size = stack_elem_bytes(r->type);
+    long extra = count > ib->count[i] ? (count - ib->count[i]) * size : 0;
+    if (ib->buf[i] && *end == '\0' && count > 0 && count * size <= STACK_ARRAY_BYTES &&
+        e->stack_bytes + extra <= STACK_FUNCTION_BYTES) {
+      e->stack_bytes += extra;
+      if (count > ib->count[i])
+        ib->count[i] = count;
+      copy_elements(e, ib->buf[i], l->expr, l->len);
+      line(e, "%s = %s;", r->expr, ib->buf[i]);
+      ib->stacked[side][i] = l->len;
+    } else {
+      if (!lens[i])
+        lens[i] = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_n", r->expr));
+      heap_copy(e, r->type, r->expr, l->expr, l->len);
+      line(e, "%s = %s;", lens[i], l->len);
+      made[side][i] = true;
+    }
+    e->indent--;
+  }
+  e->out = out;
+}
+
 /* An array each branch makes becomes the if's result: declared before the
  * if with its length, freed with the scope around the if. An array only
  * one branch makes could not be freed alike: refused. */
@@ -1162,6 +1212,8 @@ static void emit_if(Em *e, Var *x, Expr *rhs, Expr *rest) {
   e->out = &other;
   CVal *f = emit_branch(e, rhs->args[2], res, lens, made_f, &ib, 1);
   e->out = out;
+  copy_passed_leaves(e, res, t, f, lens, (bool *[2]){made_t, made_f}, &ib,
+                     (StrBuf *[2]){&then, &other});
   for (int i = 0; i < rl.len; i++)
     if (ib.buf[i])
       line(e, "%s %s[%ld];", c_type(e->a, ((CVal *)rl.items[i])->type->elem), ib.buf[i],

@@ -1,8 +1,8 @@
 /* Scratch memory (tests/e2e/scratch_memory.c) that stays refused: sizes
    that are not a count of elements, allocations where lowering cannot see
    them, memset to a value other than 0, frees and writes it cannot follow,
-   and uses after free; a memcpy under a condition is an array written
-   under a condition, which reverse mode does not take yet. */
+   and uses after free. (A memcpy under a condition is differentiated:
+   e2e/branch_one_side.c.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,18 +125,4 @@ double in_expression(double x, int n) {
   t[0] = x;
   double *u = memcpy(malloc(8), t, 8); // expect-error: cannot differentiate 'in_expression': pointer 'u' must be initialised to point into an array
   return u[0];
-}
-
-__attribute__((differentiable))
-double copied_under_condition(const double *x, int n) {
-  double *t = malloc(n * sizeof *t);
-  for (int i = 0; i < n; i++)
-    t[i] = 2 * x[i];
-  if (x[0] > 0) // expect-error: cannot differentiate 'copied_under_condition': an array made or chosen under a condition cannot be differentiated in reverse mode yet
-    memcpy(t, x, n * sizeof *t);
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += t[i];
-  free(t);
-  return s;
 }
