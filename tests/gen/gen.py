@@ -188,6 +188,10 @@ class SParam:
     def __init__(self, name, st, mode, spell, acc, outs, ivals):
         self.name, self.st, self.mode, self.spell = name, st, mode, spell
         self.acc, self.outs, self.ivals = acc, outs, ivals
+        # CHAD_INACTIVE (by value or const pointer, never written): no
+        # shadow; the harness fills it with constants, and callers pass only
+        # a struct of their own marked so
+        self.inactive = False
         # floating leaves read and then written through the pointer: in-out
         # (DESIGN.md 1, 8.7), inputs and outputs of the harness both
         self.inouts = set()
@@ -412,6 +416,8 @@ class Gen:
         self.rtl = random.Random(seed * 334214459 + 59)
         # local arrays of structs of variable length or from the heap
         self.rsh = random.Random(seed * 353868019 + 61)
+        # CHAD_INACTIVE struct parameters (data: no shadow, never written)
+        self.rin = random.Random(seed * 373587883 + 67)
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -553,7 +559,8 @@ class Gen:
             elif kind in ("sval", "scptr", "sptr"):
                 # a struct of the caller's: a parameter, a local, a nested
                 # field, by value or by address
-                v, a = self.rst.choice(self.struct_values(c.fn, p[2].st, kind == "sptr"))
+                v, a = self.rst.choice(self.struct_values(c.fn, p[2].st, kind == "sptr",
+                                                          p[2].inactive))
                 args.append(v if kind == "sval" else a)
             else:
                 args.append("{%d}" % len(kids))
@@ -1665,9 +1672,14 @@ class Gen:
                    g.sret is None and g.out is None and
                    (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx)))]
         if callees and rst.random() < 0.85:
-            plan = [sp.st for sp in rst.choice(callees).sparams]
+            plan = list(rst.choice(callees).sparams)
         for q in range(max(len(plan), rst.choice([0, 1, 1, 2, 2, 3]))):
             mode = rst.choice(["val", "val", "cptr", "cptr", "ptr"])
+            # a struct to pass on to a callee's CHAD_INACTIVE one is marked too
+            inactive = plan[q].inactive if q < len(plan) else (
+                mode != "ptr" and self.rin.random() < 0.2)
+            if q < len(plan):
+                plan[q] = plan[q].st
             st = plan[q] if q < len(plan) else self.pick_stype(fn.T)
             name = ("st%d" if mode == "val" else "sp%d") % q
             if mode == "val":
@@ -1677,8 +1689,8 @@ class Gen:
             lens = st.lengths()
             outs, ivals = set(), {}
             for path, kind, info in st.leaves():
-                if q < len(plan) and kind != "i":
-                    pass  # a struct to pass on: nothing written
+                if (q < len(plan) or inactive) and kind != "i":
+                    pass  # a struct to pass on, or data: nothing written
                 elif kind in ("f", "a") and mode == "ptr" and rst.random() < 0.5:
                     outs.add(path)
                 elif kind == "p" and not info[0] and rst.random() < 0.5:
@@ -1686,7 +1698,8 @@ class Gen:
                 elif kind == "i":
                     ivals[path] = lens.get(path, rst.randint(0, 3))
             sp = SParam(name, st, mode, rst.choice(st.spells), acc, outs, ivals)
-            if (q >= len(plan) and mode != "val" and not st.has_ptr and not outs and
+            sp.inactive = inactive
+            if (q >= len(plan) and not inactive and mode != "val" and not st.has_ptr and not outs and
                     self.rsa.random() < 0.3):
                 # an array of structs, read only (DESIGN.md 8.30)
                 sp.mode, sp.alen = "arr", self.rsa.randint(1, 3)
@@ -1698,7 +1711,7 @@ class Gen:
                     for path, kind, info in st.leaves():
                         if kind == "f" and self.rwa.random() < 0.6:
                             sp.inouts.add(path)
-            if mode == "ptr" and q >= len(plan):
+            if mode == "ptr" and q >= len(plan) and not inactive:
                 for path, kind, info in st.leaves():
                     if kind == "f" and path not in outs and self.rsi.random() < 0.3:
                         sp.inouts.add(path)
@@ -1724,9 +1737,12 @@ class Gen:
                     reads.append("*%s%s" % (acc, path))
         return reads, ints
 
-    def struct_values(self, fn, st, writable=False):
+    def struct_values(self, fn, st, writable=False, inactive=False):
         """Struct values of type st the body may pass: (value, address);
-        writable: only those whose address is not a pointer to const."""
+        writable: only those whose address is not a pointer to const;
+        inactive: True for a callee's CHAD_INACTIVE parameter (only the
+        parameters marked so), False for an active one (not those), None
+        for a copy (any)."""
         out = []
 
         def add(v, a, t, acc):
@@ -1739,10 +1755,14 @@ class Gen:
         for sp in fn.sparams:
             if sp.outs or sp.inouts or (writable and sp.mode == "cptr") or sp.mode == "arr":
                 continue
+            if inactive is not None and sp.inactive != inactive:
+                continue
             if sp.mode == "val":
                 add(sp.name, "&" + sp.name, sp.st, sp.acc)
             else:
                 add("*" + sp.name, sp.name, sp.st, sp.acc)
+        if inactive:
+            return out
         for nm, t in fn.slocals:
             add(nm, "&" + nm, t, nm + ".")
         return out
@@ -1763,7 +1783,8 @@ class Gen:
         """g takes no struct, or only structs fn has (not written ones)."""
         if g.sret is not None or g.souts or any(sp.mode == "arr" for sp in g.sparams):
             return False
-        return all(self.struct_values(fn, sp.st, sp.mode == "ptr") for sp in g.sparams)
+        return all(self.struct_values(fn, sp.st, sp.mode == "ptr", sp.inactive)
+                   for sp in g.sparams)
 
     def struct_local(self, c):
         """A local struct: an initializer list (designated or not), a copy of
@@ -1777,7 +1798,7 @@ class Gen:
         nm = "sl%d" % fn.nvar
         st = self.pick_stype(fn.T, ptr_ok=self.rlp.random() < 0.35)
         spell = rst.choice(st.spells)
-        srcs = self.struct_values(fn, st)
+        srcs = self.struct_values(fn, st, inactive=None)
         if st.has_ptr:
             form = self.rlp.choice(["copy", "assign", "fields"] if srcs else ["fields"])
         else:
@@ -2001,7 +2022,7 @@ class Gen:
                 path, size = rst.choice(arrs)
                 return [S(self, "raw", "%s.%s[%d] = {0};" % (nm, path, rst.randrange(size)),
                           [self.expr(c, 2)])]
-            srcs = [v for v, _ in self.struct_values(fn, st) if v != nm]
+            srcs = [v for v, _ in self.struct_values(fn, st, inactive=None) if v != nm]
             # not a struct with a pointer field: reassigned, the pointer
             # points into one of two arrays, which a callee that passes it
             # on to another cannot take (a located error, lower_extents.cpp's
@@ -2098,7 +2119,7 @@ class Gen:
         # (a parameter's array field may not be written: a write into the
         # copy, which the plugin refuses)
         srcs += [sp.name for sp in fn.sparams if sp.mode == "val" and sp.st is st and
-                 not any(kind == "a" for _, kind, _ in st.leaves())]
+                 not sp.inactive and not any(kind == "a" for _, kind, _ in st.leaves())]
         out = []
         if srcs and rst.random() < 0.5:
             nm = rst.choice(srcs)
@@ -2233,7 +2254,8 @@ class Gen:
         fn.rcallees = [g for g in self.funcs if g.T == T and g.sret is not None and
                        not g.souts and g.out is None and g.inout is None and
                        (not g.arrays or (fn.arrays and (not g.has_idx or fn.has_idx))) and
-                       all(sp.mode != "arr" and self.struct_values(fn, sp.st, sp.mode == "ptr")
+                       all(sp.mode != "arr" and
+                           self.struct_values(fn, sp.st, sp.mode == "ptr", sp.inactive)
                            for sp in g.sparams)]
         fn.ret = fn.out is None or r.random() < 0.6
         if fn.inout and fn.out is None and not fn.souts and self.ru.random() < 0.3:
@@ -2276,7 +2298,7 @@ class Gen:
                 rd, it = self.sreads(sp.st, acc)
                 reads += rd
                 ints += it
-            if sp.mode == "val":
+            if sp.mode == "val" and not sp.inactive:
                 # a struct passed by value is a copy: its floating fields
                 # may be assigned
                 fn.mutable += [sp.acc + path for path, kind, _ in sp.st.leaves() if kind == "f"]
@@ -2511,7 +2533,8 @@ def signature(fn, name, annotated):
     for p in fn.params:
         kind, nm = p[0], p[1]
         if kind in ("sval", "scptr", "sptr", "sarr"):
-            ps.append({"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s",
+            ps.append(("CHAD_INACTIVE " if annotated and p[2].inactive else "") +
+                      {"sval": "%s %s", "scptr": "const %s *%s", "sptr": "%s *%s",
                        "sarr": "%s *%s" if p[2].inouts else "const %s *%s"}[kind]
                       % (p[2].spell, nm))
         elif kind == "arr" and nm in fn.rows:
@@ -2592,6 +2615,31 @@ def sarr_harness(sp, v, d, b, nin, nout, pre, post):
     return nin, nout
 
 
+def inactive_harness(sp, v, j, pre):
+    """A CHAD_INACTIVE struct parameter: constants in every mode, its
+    pointer fields at a local array of constants, and no shadow."""
+    T = sp.st.T
+    for m in pre:
+        pre[m].append("%s %s;" % (sp.spell, v))
+    for q, (path, kind, info) in enumerate(sp.st.leaves()):
+        if kind == "i":
+            for m in pre:
+                pre[m].append("%s.%s = %d;" % (v, path, sp.ivals[path]))
+            continue
+        if kind == "p":
+            data = "gsk%d_%d" % (j, q)
+            vals = ", ".join("%s(%.2f)" % ("(float)" if T == "float" else "", 0.3 + 0.45 * k - 0.2 * q)
+                             for k in range(info[2]))
+            for m in pre:
+                pre[m].append("%s %s[%d] = {%s};" % (T, data, info[2], vals))
+                pre[m].append("%s.%s = %s;" % (v, path, data))
+            continue
+        for k in range(1 if kind == "f" else info):
+            lv = path if kind == "f" else "%s[%d]" % (path, k)
+            for m in pre:
+                pre[m].append("%s.%s = (%s)%.2f;" % (v, lv, T, 0.6 - 0.35 * k + 0.15 * q))
+
+
 def struct_harness(fn, nin, nout):
     """The wrappers' side of struct parameters and results (DESIGN.md section
     1): x continues with every floating input leaf of the struct parameters
@@ -2611,6 +2659,11 @@ def struct_harness(fn, nin, nout):
         if sp.mode == "arr":
             nin, nout = sarr_harness(sp, v, d, b, nin, nout, pre, post)
             args[sp.name] = {"f": [v], "wm": [v], "fwd": [v, d], "rev": [v, b]}
+            continue
+        if sp.inactive:
+            inactive_harness(sp, v, j, pre)
+            ref = "&" if sp.mode != "val" else ""
+            args[sp.name] = {m: [ref + v] for m in modes}
             continue
         for m in modes:
             pre[m].append("%s %s;" % (sp.spell, v))
