@@ -182,7 +182,9 @@ bool Lowerer::classifyParam(const clang::ParmVarDecl *p, ParamClass &cls,
       elem = ty_f64();
     else if (b && b->getKind() == clang::BuiltinType::Float)
       elem = ty_f32();
-    else if (pointee->isIntegerType() && !pointee->isBooleanType())
+    else if (pointee->isBooleanType()) // `const _Bool *`: bytes 0 or 1
+      elem = ty_intk(IK_BOOL);
+    else if (pointee->isIntegerType())
       elem = irScalarType(pointee); // any integer kind, enums included
     if (!elem) {
       QualType shown = p->getOriginalType();
@@ -730,6 +732,16 @@ Expr *Lowerer::arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,
   return mkVar(it->second.value, loc);
 }
 
+// An element of a `const _Bool *` parameter, a byte 0 or 1, is an int in
+// the IR as every _Bool value is (scalarType).
+Expr *Lowerer::boolElementAsInt(Expr *e, SourceLocation loc) {
+  if (!e->type || e->type->kind != TY_INT || e->type->ikind != IK_BOOL)
+    return e;
+  Expr *r = mkPrim1(P_TO_INT, e, loc);
+  r->type = ty_int();
+  return r;
+}
+
 Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
                                   const Env &env) {
   if (Expr *t = lowerTableRead(s, env))
@@ -740,7 +752,7 @@ Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
     Expr *view = lowerArrayRef(s->getBase(), env, base);
     Expr *e = at(ex_index(arena, view, lowerIndex(s->getIdx(), env)), loc);
     e->type = arrays.at(base).elem;
-    return e;
+    return boolElementAsInt(e, loc);
   }
   const VarDecl *d = arrayBase(s, true);
   Place p{d, kWhole};
@@ -755,7 +767,7 @@ Expr *Lowerer::lowerSubscriptRead(const ArraySubscriptExpr *s,
   Expr *i = lowerElementIndex(s, d, env);
   Expr *e = at(ex_index(arena, y, i), loc);
   e->type = arrays.at(d).elem;
-  return e;
+  return boolElementAsInt(e, loc);
 }
 
 // A callee the module needs, once, with the first call's location.

@@ -717,6 +717,7 @@ public:
                    const CExpr *write, Place &place);
   LoopCtx *ownerOf(const VarDecl *d);
   Expr *lowerSubscriptRead(const ArraySubscriptExpr *s, const Env &env);
+  Expr *boolElementAsInt(Expr *e, SourceLocation loc);
   Expr *arrayValue(const VarDecl *d, SourceLocation loc, const Env &env,
                    const char *what);
   Expr *lenOf(const ArrayVal &v);
