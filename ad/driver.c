@@ -118,6 +118,94 @@ static const Expr *too_deep(const Expr *e, int depth) {
   return expr_is_loop(e) ? too_deep(e->body, depth + 1) : NULL;
 }
 
+/* The parameter of f that `a` names, through the variables the body binds
+ * to it, its views and its elements (`rhs_of`), or NULL. */
+static Var *param_behind(const Func *f, const VarMap *rhs_of, Expr *a) {
+  for (int guard = 0; a && a->kind == E_VAR && guard < 100000; guard++) {
+    for (int i = 0; i < f->nparams; i++)
+      if (f->params[i] == a->var)
+        return a->var;
+    Expr *rhs = varmap_get(rhs_of, a->var);
+    if (!rhs || (rhs->kind != E_VAR && rhs->kind != E_VIEW && rhs->kind != E_INDEX))
+      return NULL;
+    a = rhs->kind == E_VAR ? rhs : rhs->args[0];
+  }
+  return NULL;
+}
+
+typedef struct {
+  const Module *m;
+  const Func *f;
+  VarMap rhs_of; /* every let of f's body */
+  Diag *err;
+  bool failed;
+} InactiveArgs;
+
+static void collect_lets(Expr *e, VarMap *rhs_of) {
+  for (; e; e = e->kind == E_LET ? e->body : NULL) {
+    Expr *r = e->kind == E_LET ? e->args[0] : e;
+    if (e->kind == E_LET)
+      varmap_put(rhs_of, e->var, r);
+    for (int i = 0; i < r->nargs; i++)
+      if (!expr_is_atom(r->args[i]))
+        collect_lets(r->args[i], rhs_of);
+    if (r->body && r->kind != E_LET)
+      collect_lets(r->body, rhs_of);
+    if (e->kind != E_LET)
+      break;
+  }
+}
+
+static void check_call_args(InactiveArgs *c, Expr *r) {
+  Func *g = module_find(c->m, r->name);
+  for (int i = 0; g && i < g->nparams && i < r->nargs && !c->failed; i++) {
+    if (func_param_class(g, i) != PARAM_INACTIVE || !type_is_active(g->params[i]->type))
+      continue; /* not a mark of the user's */
+    Var *p = param_behind(c->f, &c->rhs_of, r->args[i]);
+    int j = 0;
+    while (p && c->f->params[j] != p)
+      j++;
+    if (!p || func_param_class(c->f, j) == PARAM_INACTIVE || !type_is_active(p->type))
+      continue;
+    const char *gname = g->name;
+    if (strncmp(gname, "chad__flat_", 11) == 0)
+      gname += 11; /* g with its struct parameters as leaves (`s_a` is s.a) */
+    diag_set(c->err, r->loc,
+             "'%s' is active but passed to parameter '%s' of '%s', which is marked "
+             "CHAD_INACTIVE: its derivative would be lost; mark '%s' CHAD_INACTIVE too, or "
+             "drop the mark on '%s'",
+             p->name, g->params[i]->name, gname, p->name, g->params[i]->name);
+    c->failed = true;
+  }
+}
+
+static void walk_calls(InactiveArgs *c, Expr *e) {
+  for (; e && !c->failed; e = e->kind == E_LET ? e->body : NULL) {
+    Expr *r = e->kind == E_LET ? e->args[0] : e;
+    if (r->kind == E_CALL)
+      check_call_args(c, r);
+    for (int i = 0; i < r->nargs; i++)
+      if (!expr_is_atom(r->args[i]))
+        walk_calls(c, r->args[i]);
+    if (r->body && r->kind != E_LET)
+      walk_calls(c, r->body);
+    if (e->kind != E_LET)
+      break;
+  }
+}
+
+/* A parameter of f the user did not mark, passed (itself, a view or an
+ * element of it) to a callee's parameter marked CHAD_INACTIVE: the mark
+ * would silently drop its derivative through that call, so it is a located
+ * error (a value merely computed from it is not followed). */
+static bool check_inactive_args(const Module *m, Func *fa, Diag *err) {
+  InactiveArgs c = {.m = m, .f = fa, .err = err};
+  collect_lets(fa->body, &c.rhs_of);
+  walk_calls(&c, fa->body);
+  varmap_free(&c.rhs_of);
+  return !c.failed;
+}
+
 bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!check_func(m, f, CHECK_SOURCE, err))
     return false;
@@ -133,6 +221,8 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!check_stage(m, fa, CHECK_SOURCE, "ANF", err))
     return false;
   dump_func(opt, "ANF", fa);
+  if (!check_inactive_args(m, fa, err))
+    return false;
 
   NameSet names = {0};
   for (int i = 0; i < f->nparams; i++)

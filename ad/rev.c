@@ -1856,6 +1856,24 @@ static bool input_memory(Rev *s, Expr *a, int depth) {
   return rhs && rhs->kind == E_VAR && input_memory(s, rhs, depth + 1);
 }
 
+/* The parameter marked CHAD_INACTIVE whose memory atom a is, itself or a
+ * view of it (also through a local struct's copy of its pointer field), or
+ * NULL. */
+static Var *inactive_param_behind(Rev *s, Expr *a, int depth) {
+  if (a->kind != E_VAR || depth > 64)
+    return NULL;
+  if (is_inactive_param(s, a->var))
+    return a->var;
+  if (!s->have_defs) {
+    collect_defs(s, s->body);
+    s->have_defs = true;
+  }
+  Expr *rhs = varmap_get(&s->defs, a->var);
+  if (rhs && rhs->kind == E_VIEW)
+    return inactive_param_behind(s, rhs->args[0], depth + 1);
+  return rhs && rhs->kind == E_VAR ? inactive_param_behind(s, rhs, depth + 1) : NULL;
+}
+
 /* DESIGN 8.33: is v, bound in the step to `index A e` with A an input
  * array (or a view of one) bound outside the loop, which f never writes?
  * Then the reverse step reads it again, e computed again, instead of
@@ -2857,13 +2875,17 @@ static void backprop_prim(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
  * NULL after a located failure. */
 static Expr *callee_buffer(Rev *s, const Func *g, int i, Expr *rhs) {
   Expr *h = buf_of(s, rhs->args[i]);
-  if (!h && rhs->args[i]->kind == E_VAR && is_inactive_param(s, rhs->args[i]->var)) {
+  Var *marked = h ? NULL : inactive_param_behind(s, rhs->args[i], 0);
+  if (marked) {
     /* the callee would add into a buffer whose length C does not say */
+    const char *gname = g->name;
+    if (strncmp(gname, "chad__flat_", 11) == 0)
+      gname += 11;
     fail(s, rhs->loc,
          arena_printf(s->a, "array '%s' is marked inactive but passed to '%s', whose "
                             "parameter '%s' is active: mark that parameter CHAD_INACTIVE "
                             "too, or drop the mark",
-                      rhs->args[i]->var->name, g->name, g->params[i]->name));
+                      marked->name, gname, g->params[i]->name));
     return NULL;
   }
   if (!h)

@@ -1009,7 +1009,7 @@ static void test_call_chain(void) {
 static void test_custom_calls(void) {
   const char *text =
       "(custom g f64 ((a (array f64)) (w (array f64) inactive) (x f64) (n int)))\n"
-      "(def f f64 ((a (array f64)) (w (array f64)) (x f64))\n"
+      "(def f f64 ((a (array f64)) (w (array f64) inactive) (x f64))\n"
       "  (mul x (call g a w (sin x) 3)))\n";
   Module *m = support_parse(text, CHECK_SOURCE);
   Func *f = module_find(m, "f");
