@@ -418,6 +418,10 @@ class Gen:
         self.rsh = random.Random(seed * 353868019 + 61)
         # CHAD_INACTIVE struct parameters (data: no shadow, never written)
         self.rin = random.Random(seed * 373587883 + 67)
+        # the integer type idx points to (issue 8: pointers to every
+        # integer type are inactive); a `const _Bool *idx` holds 0s and 1s
+        self.rix = random.Random(seed * 393342743 + 71)
+        self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
         self.funcs = []
@@ -1798,7 +1802,9 @@ class Gen:
         nm = "sl%d" % fn.nvar
         st = self.pick_stype(fn.T, ptr_ok=self.rlp.random() < 0.35)
         spell = rst.choice(st.spells)
-        srcs = self.struct_values(fn, st, inactive=None)
+        # (a copy of a marked struct with a pointer field points into data
+        # with no adjoint: a callee's unmarked parameter cannot take it)
+        srcs = self.struct_values(fn, st, inactive=False if st.has_ptr else None)
         if st.has_ptr:
             form = self.rlp.choice(["copy", "assign", "fields"] if srcs else ["fields"])
         else:
@@ -2159,6 +2165,7 @@ class Gen:
         fn.name = "f%d" % k
         fn.T = T
         fn.n = n
+        fn.idx_type = self.idx_type
         fn.nvar = 0
         fn.frees = []  # arrays of structs from the heap, freed before the return
         fn.kinks = 0
@@ -2378,6 +2385,11 @@ class Gen:
         self.std = r.choice(["c11"] * 6 + ["c99", "c17"])
         self.n = r.randint(2, 5)
         self.idx = [r.randrange(self.n) for _ in range(self.n)]
+        self.idx_type = self.rix.choice(["int"] * 6 + ["unsigned", "long", "size_t", "short",
+                                                       "unsigned char", "int64_t", "uint16_t",
+                                                       "_Bool"])
+        if self.idx_type == "_Bool":
+            self.idx = [v % 2 for v in self.idx]
         self.npts = 3
         nf = r.randint(1, 4)
         T = "float" if r.random() < 0.25 else "double"
@@ -2542,7 +2554,7 @@ def signature(fn, name, annotated):
         elif kind == "arr":
             ps.append("const %s *%s" % (T, nm))
         elif kind == "idx":
-            ps.append("const int *idx")
+            ps.append("const %s *idx" % fn.idx_type)
         elif kind == "cst":
             ps.append("%s%s %s" % ("CHAD_INACTIVE " if annotated else "", T, nm))
         elif kind == "dat":
@@ -2987,7 +2999,7 @@ def render(g, st=None):
     parts = [PRELUDE % {"seed": g.seed}, CUSTOM_DECLS]
     if g.scratch_used:
         parts.insert(1, MEMORY_INCLUDES)
-    parts.append("static const int gen_idx[%d] = {%s};" % (g.n, ", ".join(map(str, g.idx))))
+    parts.append("static const %s gen_idx[%d] = {%s};" % (g.idx_type, g.n, ", ".join(map(str, g.idx))))
     parts.append(GEN_TABLES)
     if g.blk_used:
         parts.append(BLOCK_HELPERS)
