@@ -10,7 +10,8 @@
  * reads are left alone because cotangent buffers change under E_ACCUM (and
  * the C compiler merges reads of const arrays itself), and loops,
  * allocations, updates (each consumes its array: two are never one) and
- * effects are never merged. Equal constant tables are. */
+ * effects are never merged. Equal constant tables are. A comparison whose
+ * operands become one variable is folded (`t > t` is 0 for integers). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,8 @@ static Expr *cse_rhs(Cse *s, Expr *rhs) {
   if (expr_is_loop(rhs)) /* the body is a scope: its values stay inside */
     n->body = cse_block(s, rhs->body);
   canonical_order(n);
-  return n;
+  Expr *self = fold_self_comparison(s->a, n); /* merged operands: `t > t` */
+  return self ? self : n;
 }
 
 static Expr *cse_block(Cse *s, Expr *e) {

@@ -138,16 +138,11 @@ static Expr *rewrite(Simp *s, Bindings *out, Expr *rhs) {
       if (rhs->op == P_MUL && is_const_num(a0, 1))
         return a1;
     }
-    /* a variable compared with itself (CSE makes `m > 0` of an inlined
-     * call's constant m `t > t`, which C compilers warn about): known for
-     * integers; for floats only < and > are (false for NaN too) */
-    if (rhs->nargs == 2 && rhs->op >= P_LT && rhs->op <= P_NE && rhs->args[0]->kind == E_VAR &&
-        rhs->args[1]->kind == E_VAR && rhs->args[0]->var == rhs->args[1]->var && rhs->type) {
-      bool is_int = rhs->args[0]->type && rhs->args[0]->type->kind == TY_INT;
-      bool holds = rhs->op == P_LE || rhs->op == P_GE || rhs->op == P_EQ;
-      if (is_int || rhs->op == P_LT || rhs->op == P_GT)
-        return ex_const_int(s->a, rhs->type, holds);
-    }
+    /* a variable compared with itself: CSE makes `m > 0` of an inlined
+     * call's constant m `t > t` */
+    Expr *self = fold_self_comparison(s->a, rhs);
+    if (self)
+      return self;
     /* -(-y) = y exactly in IEEE arithmetic (negation only flips the sign) */
     Expr *inner = rhs->op == P_NEG && rhs->args[0]->kind == E_VAR
                       ? varmap_get(&s->negs, rhs->args[0]->var) : NULL;

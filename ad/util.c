@@ -455,6 +455,19 @@ Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), voi
   return c ? c : r;
 }
 
+Expr *fold_self_comparison(Arena *a, const Expr *rhs) {
+  if (rhs->kind != E_PRIM || rhs->nargs != 2 || rhs->op < P_LT || rhs->op > P_NE || !rhs->type)
+    return NULL;
+  const Expr *x = rhs->args[0], *y = rhs->args[1];
+  if (x->kind != E_VAR || y->kind != E_VAR || x->var != y->var)
+    return NULL;
+  bool is_int = x->type && x->type->kind == TY_INT;
+  bool holds = rhs->op == P_LE || rhs->op == P_GE || rhs->op == P_EQ;
+  if (!is_int && rhs->op != P_LT && rhs->op != P_GT)
+    return NULL;
+  return ex_const_int(a, rhs->type, holds);
+}
+
 bool commutes_with_accums(const Expr *rhs) {
   switch (rhs->kind) {
   case E_CONST:

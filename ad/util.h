@@ -102,6 +102,13 @@ Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);
  * its buffers are read (DCE). */
 bool call_adds_into_buffers(const Expr *rhs);
 
+/* A comparison of a variable with itself, as a constant where C knows it
+ * (C compilers warn about `t > t`): every one for integers, `<` and `>`
+ * (false for NaN too) for floats. NULL when rhs is not such a comparison
+ * or its result depends on the value. (simplify.c; cse.c, which makes
+ * new ones when it merges two variables) */
+Expr *fold_self_comparison(Arena *a, const Expr *rhs);
+
 /* The C identifier of a generated function: f$fwd -> f_fwd, f$rev -> f_rev,
  * f$aug -> f__aug, f$bwd -> f__bwd, f$tape -> f__tape. Allocated in `a`. */
 const char *c_name_of(Arena *a, const char *ir_name);
