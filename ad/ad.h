@@ -50,6 +50,8 @@ Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
 Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
 Expr *licm_expr(Module *m, Expr *e);         /* loop-invariant code motion */
+Expr *licm_primal_expr(Module *m, Expr *e);  /* same, before AD: guarded where
+                                                a loop may run no step */
 Expr *readd_expr(Module *m, Expr *e);        /* a cotangent zeroed, then given
                                                 back: neither */
 Expr *merge_accums(Module *m, Expr *e);      /* two accumulations into one

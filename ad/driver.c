@@ -267,7 +267,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
              * are computed once, before the loop: the reverse sweep then
              * has them without storing them per step */
             primal_stage(m, &fr,
-                         dce_expr(m, cse_expr(m, licm_expr(m, cse_expr(m, fr->body)))),
+                         dce_expr(m, cse_expr(m, licm_primal_expr(m, cse_expr(m, fr->body)))),
                          "invariant code motion", "with invariant values hoisted", &names, opt,
                          err);
   if (!ok) {

@@ -11,7 +11,17 @@
  * allocations or updates (an alloc hoisted out of a loop would be one array
  * shared, and updated, by every iteration) (nor tuples and
  * projections, which cost nothing). Inner loops are treated first, so values move out level by
- * level. */
+ * level.
+ *
+ * Before AD (licm_primal_expr) a floating value moved out of a loop that
+ * may run no step is also guarded when its derivative can be infinite at a
+ * finite argument (sqrt, cbrt, log, division, ...): it is computed under
+ * `if (gt n 0)` and is 0 otherwise. Unguarded, the reverse sweep would
+ * multiply that derivative, say cbrt'(0), by the value's cotangent, zero
+ * when no step ran, and 0 * inf is NaN where the source's derivative is 0
+ * (a placeholder of ad/hoist.c, or a genuine sqrt(0) the loop never
+ * reaches). Inside a loop over n, or the branch of `if (gt n 0)`, a loop
+ * over n runs, and needs no guard. */
 #include "ad/ad.h"
 #include "ad/util.h"
 
@@ -19,11 +29,20 @@ typedef struct Licm {
   Arena *a;
   VarMap inside; /* Var -> non-NULL when bound inside the loop at hand */
   bool hit;
+  bool guard;    /* before AD: guard values with possibly infinite derivatives */
+  VarMap guards; /* Var -> its guard `if`, for the guards made here */
+  PtrVec runs;   /* trip counts (atoms) known positive where we are */
+  int made;      /* guards made, for their names */
 } Licm;
 
 static Expr *licm_block(Licm *s, Expr *e);
 
-static bool movable(const Expr *rhs) {
+static bool movable(const Licm *s, Var *x, const Expr *rhs) {
+  if (varmap_has(&s->guards, x))
+    return true; /* a guard made at an inner loop: pure, and guarded */
+  if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR &&
+      varmap_has(&s->guards, rhs->args[0]->var))
+    return true; /* a value out of such a guard: moves with it */
   switch (rhs->kind) {
   case E_PRIM:
     return prim_may_hoist(rhs);
@@ -43,6 +62,144 @@ static void note_inside(Var *v, void *ctx) {
     s->hit = true;
 }
 
+/* Can the derivative of a floating rhs be infinite, or NaN, at finite
+ * arguments? Everything but the operations whose partial derivatives are
+ * bounded wherever they are finite. */
+static bool may_blow_up(const Expr *rhs) {
+  if (rhs->kind != E_PRIM || !type_is_float(rhs->type))
+    return false;
+  bool constant = true; /* then no derivative is taken */
+  for (int i = 0; i < rhs->nargs && constant; i++)
+    constant = rhs->args[i]->kind == E_CONST;
+  if (constant)
+    return false;
+  switch (rhs->op) {
+  case P_ADD:
+  case P_SUB:
+  case P_MUL:
+  case P_NEG:
+  case P_SIN:
+  case P_COS:
+  case P_ATAN:
+  case P_TANH:
+  case P_FABS:
+  case P_FMIN:
+  case P_FMAX:
+  case P_ERF:
+  case P_ERFC:
+  case P_ASINH:
+  case P_FLOOR:
+  case P_CEIL:
+  case P_ROUND:
+  case P_TRUNC:
+  case P_RINT:
+  case P_NEARBYINT:
+  case P_FMA:
+  case P_COPYSIGN:
+  case P_FDIM:
+  case P_TO_F64:
+  case P_TO_F32:
+    return false;
+  default:
+    return true;
+  }
+}
+
+/* The atom saying how often `loop` steps: a count, or a while loop's first
+ * go. */
+static Expr *trip(const Expr *loop) {
+  return loop->kind == E_SCATTER ? loop->args[1] : loop->args[0];
+}
+
+/* Does the loop surely run a step here? */
+static bool surely_runs(const Licm *s, const Expr *loop) {
+  Expr *n = trip(loop);
+  if (n->kind == E_CONST && n->type->kind == TY_INT)
+    return n->ival > 0;
+  for (int i = 0; i < s->runs.len; i++)
+    if (atom_eq(s->runs.items[i], n))
+      return true;
+  return false;
+}
+
+static void note_guarded(Var *v, void *ctx) {
+  Licm *s = ctx;
+  if (varmap_has(&s->inside, v)) /* here: the set being guarded */
+    s->hit = true;
+}
+
+/* The value a guard gives when the loop runs no step: zeros (numbers and
+ * tuples only are moved). */
+static Expr *zero_of(Arena *a, Type *t) {
+  if (t->kind != TY_TUPLE)
+    return ex_const(a, t, 0);
+  Expr **z = arena_alloc(a, sizeof(Expr *) * (size_t)t->n);
+  for (int i = 0; i < t->n; i++)
+    z[i] = zero_of(a, t->elems[i]);
+  Expr *r = ex_tuple(a, t->n, z);
+  r->type = t;
+  return r;
+}
+
+/* Appends to `out` the bindings `moved` out of `loop`, those that need it
+ * (may_blow_up, or a guard, or using a value that does) computed under
+ * `if (gt n 0)` unless the loop surely runs. */
+static void place_moved(Licm *s, Expr *loop, Bindings *moved, Bindings *out) {
+  if (!s->guard || surely_runs(s, loop)) {
+    for (int i = 0; i < moved->vars.len; i++)
+      bindings_push(s->a, out, moved->vars.items[i], moved->rhss.items[i]);
+    return;
+  }
+  VarMap saved = s->inside;
+  s->inside = (VarMap){0};
+  Bindings guarded = {0};
+  for (int i = 0; i < moved->vars.len; i++) {
+    Var *x = moved->vars.items[i];
+    Expr *rhs = moved->rhss.items[i];
+    s->hit = false;
+    expr_visit_vars(rhs, note_guarded, s);
+    if (s->hit || may_blow_up(rhs) || varmap_has(&s->guards, x)) {
+      varmap_put(&s->inside, x, x);
+      bindings_push(s->a, &guarded, x, rhs);
+    } else {
+      bindings_push(s->a, out, x, rhs);
+    }
+  }
+  varmap_free(&s->inside);
+  s->inside = saved;
+  int k = guarded.vars.len;
+  if (k == 0)
+    return;
+  /* inside the guard, fresh names; after it, the old ones, projected */
+  VarMap fresh = {0};
+  Bindings then = {0};
+  Expr **values = arena_alloc(s->a, sizeof(Expr *) * (size_t)k);
+  Expr **zeros = arena_alloc(s->a, sizeof(Expr *) * (size_t)k);
+  for (int i = 0; i < k; i++) {
+    Var *x = guarded.vars.items[i];
+    Var *y = var_new(s->a, x->name, x->type);
+    bindings_push(s->a, &then, y, expr_subst(s->a, guarded.rhss.items[i], &fresh));
+    varmap_put(&fresh, x, ex_var(s->a, y));
+    values[i] = ex_var(s->a, y);
+    zeros[i] = zero_of(s->a, x->type);
+  }
+  varmap_free(&fresh);
+  Expr *n = trip(loop);
+  Expr *go = n;
+  if (loop->kind != E_WHILE && loop->kind != E_WHILESAVE) {
+    Var *g = var_new(s->a, "runs", ty_int());
+    bindings_push(s->a, out, g, ex_prim2(s->a, P_GT, n, ex_const_int(s->a, n->type, 0)));
+    go = ex_var(s->a, g);
+  }
+  Expr *tuple = ex_tuple(s->a, k, values);
+  Expr *guard = ex_if(s->a, go, bindings_build(s->a, &then, tuple), ex_tuple(s->a, k, zeros));
+  Var *gv = var_new(s->a, arena_printf(s->a, "guarded_%d", s->made++), tuple->type);
+  bindings_push(s->a, out, gv, guard);
+  varmap_put(&s->guards, gv, guard);
+  for (int i = 0; i < k; i++)
+    bindings_push(s->a, out, guarded.vars.items[i], ex_get(s->a, i, ex_var(s->a, gv)));
+}
+
 /* Splits the (already processed) body of a loop into the bindings that
  * move before it (`out`) and the rest, returned as the new body. */
 static Expr *hoist(Licm *s, Expr *loop, Bindings *out) {
@@ -51,15 +208,15 @@ static Expr *hoist(Licm *s, Expr *loop, Bindings *out) {
   varmap_put(&s->inside, loop->var, loop->var);
   if (loop->var2)
     varmap_put(&s->inside, loop->var2, loop->var2);
-  Bindings b, keep = {0};
+  Bindings b, keep = {0}, moved = {0};
   bindings_of(s->a, loop->body, &b);
   for (int i = 0; i < b.vars.len; i++) {
     Var *x = b.vars.items[i];
     Expr *rhs = b.rhss.items[i];
     s->hit = false;
     expr_visit_vars(rhs, note_inside, s);
-    if (!s->hit && movable(rhs)) {
-      bindings_push(s->a, out, x, rhs);
+    if (!s->hit && movable(s, x, rhs)) {
+      bindings_push(s->a, &moved, x, rhs);
     } else {
       varmap_put(&s->inside, x, x);
       bindings_push(s->a, &keep, x, rhs);
@@ -67,7 +224,34 @@ static Expr *hoist(Licm *s, Expr *loop, Bindings *out) {
   }
   varmap_free(&s->inside);
   s->inside = saved;
+  place_moved(s, loop, &moved, out);
   return bindings_build(s->a, &keep, b.result);
+}
+
+/* A block where the atom n (when not NULL) is known positive. */
+static Expr *licm_block_where(Licm *s, Expr *e, Expr *n) {
+  if (!n)
+    return licm_block(s, e);
+  ptrvec_push(s->a, &s->runs, n);
+  Expr *r = licm_block(s, e);
+  s->runs.len--;
+  return r;
+}
+
+/* The count n when c is a variable bound to `gt n 0` in `in` (a guard or
+ * a trip-count test), else NULL. */
+static Expr *positive_when(const Bindings *in, int upto, const Expr *c) {
+  if (c->kind != E_VAR)
+    return NULL;
+  for (int i = upto - 1; i >= 0; i--) {
+    if (in->vars.items[i] != c->var)
+      continue;
+    const Expr *r = in->rhss.items[i];
+    bool zero = r->kind == E_PRIM && r->op == P_GT && r->args[1]->kind == E_CONST &&
+                r->args[1]->type->kind == TY_INT && r->args[1]->ival == 0;
+    return zero ? r->args[0] : NULL;
+  }
+  return NULL;
 }
 
 static Expr *licm_block(Licm *s, Expr *e) {
@@ -78,12 +262,13 @@ static Expr *licm_block(Licm *s, Expr *e) {
     Expr *rhs = in.rhss.items[i];
     if (rhs->kind == E_IF) {
       Expr *n = ex_clone_shallow(s->a, rhs);
-      n->args[1] = licm_block(s, rhs->args[1]);
+      n->args[1] = licm_block_where(s, rhs->args[1], positive_when(&in, i, rhs->args[0]));
       n->args[2] = licm_block(s, rhs->args[2]);
       rhs = n;
     } else if (expr_is_loop(rhs)) {
       Expr *n = ex_clone_shallow(s->a, rhs);
-      n->body = licm_block(s, rhs->body);
+      bool counted = n->kind != E_WHILE && n->kind != E_WHILESAVE;
+      n->body = licm_block_where(s, rhs->body, counted ? trip(rhs) : NULL);
       n->body = hoist(s, n, &out);
       rhs = n;
     }
@@ -92,7 +277,13 @@ static Expr *licm_block(Licm *s, Expr *e) {
   return bindings_build(s->a, &out, in.result);
 }
 
-Expr *licm_expr(Module *m, Expr *e) {
-  Licm s = {.a = m->arena};
-  return licm_block(&s, e);
+static Expr *licm_run(Module *m, Expr *e, bool guard) {
+  Licm s = {.a = m->arena, .guard = guard};
+  Expr *r = licm_block(&s, e);
+  varmap_free(&s.guards);
+  return r;
 }
+
+Expr *licm_expr(Module *m, Expr *e) { return licm_run(m, e, false); }
+
+Expr *licm_primal_expr(Module *m, Expr *e) { return licm_run(m, e, true); }

@@ -31,6 +31,8 @@ static Expr *run_pass(Module *m, const char *pass, Func *f) {
     return dce_expr(m, e);
   if (!strcmp(pass, "licm"))
     return licm_expr(m, e);
+  if (!strcmp(pass, "licm-primal")) /* its output is normalised again */
+    return anf_body(m, f, licm_primal_expr(m, e));
   if (!strcmp(pass, "readd"))
     return readd_expr(m, e);
   if (!strcmp(pass, "merge"))
