@@ -16,7 +16,8 @@
  * Before AD (licm_primal_expr) a floating value moved out of a loop that
  * may run no step is also guarded when its derivative can be infinite at a
  * finite argument (sqrt, cbrt, log, division, ...): it is computed under
- * `if (gt n 0)` and is 0 otherwise. Unguarded, the reverse sweep would
+ * `if (gt n 0)` and is 0 otherwise (values using it need no guard: their
+ * derivatives are bounded, or they are guarded themselves). Unguarded, the reverse sweep would
  * multiply that derivative, say cbrt'(0), by the value's cotangent, zero
  * when no step ran, and 0 * inf is NaN where the source's derivative is 0
  * (a placeholder of ad/hoist.c, or a genuine sqrt(0) the loop never
@@ -124,80 +125,105 @@ static bool surely_runs(const Licm *s, const Expr *loop) {
 
 static void note_guarded(Var *v, void *ctx) {
   Licm *s = ctx;
-  if (varmap_has(&s->inside, v)) /* here: the set being guarded */
+  if (varmap_has(&s->inside, v)) /* here: the group being guarded */
     s->hit = true;
 }
 
-/* The value a guard gives when the loop runs no step: zeros (numbers and
- * tuples only are moved). */
-static Expr *zero_of(Arena *a, Type *t) {
-  if (t->kind != TY_TUPLE)
-    return ex_const(a, t, 0);
-  Expr **z = arena_alloc(a, sizeof(Expr *) * (size_t)t->n);
-  for (int i = 0; i < t->n; i++)
-    z[i] = zero_of(a, t->elems[i]);
-  Expr *r = ex_tuple(a, t->n, z);
-  r->type = t;
-  return r;
+/* Does the moved binding x = rhs go under a guard: a value whose
+ * derivative may be unbounded, or an inner loop's guard, or a value out of
+ * one? */
+static bool needs_guard(const Licm *s, Var *x, const Expr *rhs) {
+  return may_blow_up(rhs) || varmap_has(&s->guards, x) ||
+         (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR &&
+          varmap_has(&s->guards, rhs->args[0]->var));
 }
 
-/* Appends to `out` the bindings `moved` out of `loop`, those that need it
- * (may_blow_up, or a guard, or using a value that does) computed under
- * `if (gt n 0)` unless the loop surely runs. */
-static void place_moved(Licm *s, Expr *loop, Bindings *moved, Bindings *out) {
-  if (!s->guard || surely_runs(s, loop)) {
-    for (int i = 0; i < moved->vars.len; i++)
-      bindings_push(s->a, out, moved->vars.items[i], moved->rhss.items[i]);
-    return;
-  }
-  VarMap saved = s->inside;
-  s->inside = (VarMap){0};
-  Bindings guarded = {0};
-  for (int i = 0; i < moved->vars.len; i++) {
-    Var *x = moved->vars.items[i];
-    Expr *rhs = moved->rhss.items[i];
-    s->hit = false;
-    expr_visit_vars(rhs, note_guarded, s);
-    if (s->hit || may_blow_up(rhs) || varmap_has(&s->guards, x)) {
-      varmap_put(&s->inside, x, x);
-      bindings_push(s->a, &guarded, x, rhs);
-    } else {
-      bindings_push(s->a, out, x, rhs);
-    }
-  }
-  varmap_free(&s->inside);
-  s->inside = saved;
-  int k = guarded.vars.len;
+/* Appends to `out` the guard of `group`, `if (go) {group} else {zeros}`,
+ * then the group's values projected out of it under their old names. An
+ * inner loop's guard (a tuple) is not given out: only its projections
+ * were used, and they are in the group too. */
+static void flush_guard(Licm *s, Expr *go, Bindings *group, Bindings *out) {
+  int k = group->vars.len;
   if (k == 0)
     return;
-  /* inside the guard, fresh names; after it, the old ones, projected */
   VarMap fresh = {0};
   Bindings then = {0};
   Expr **values = arena_alloc(s->a, sizeof(Expr *) * (size_t)k);
   Expr **zeros = arena_alloc(s->a, sizeof(Expr *) * (size_t)k);
+  Var **given = arena_alloc(s->a, sizeof(Var *) * (size_t)k);
+  int n_given = 0;
   for (int i = 0; i < k; i++) {
-    Var *x = guarded.vars.items[i];
-    Var *y = var_new(s->a, x->name, x->type);
-    bindings_push(s->a, &then, y, expr_subst(s->a, guarded.rhss.items[i], &fresh));
+    Var *x = group->vars.items[i];
+    /* a name of its own: CSE and DCE run before names are made unique
+     * again, and tell variables apart by name */
+    Var *y = var_new(s->a, arena_printf(s->a, "%s_in_guard_%d", x->name, s->made), x->type);
+    bindings_push(s->a, &then, y, expr_subst(s->a, group->rhss.items[i], &fresh));
     varmap_put(&fresh, x, ex_var(s->a, y));
-    values[i] = ex_var(s->a, y);
-    zeros[i] = zero_of(s->a, x->type);
+    if (x->type->kind == TY_TUPLE)
+      continue;
+    values[n_given] = ex_var(s->a, y);
+    zeros[n_given] = ex_const(s->a, x->type, 0);
+    given[n_given++] = x;
   }
   varmap_free(&fresh);
-  Expr *n = trip(loop);
-  Expr *go = n;
-  if (loop->kind != E_WHILE && loop->kind != E_WHILESAVE) {
-    Var *g = var_new(s->a, "runs", ty_int());
-    bindings_push(s->a, out, g, ex_prim2(s->a, P_GT, n, ex_const_int(s->a, n->type, 0)));
-    go = ex_var(s->a, g);
-  }
-  Expr *tuple = ex_tuple(s->a, k, values);
-  Expr *guard = ex_if(s->a, go, bindings_build(s->a, &then, tuple), ex_tuple(s->a, k, zeros));
+  /* in ANF, as the passes that follow before normalisation (CSE) expect:
+   * each branch binds its tuple and yields the variable */
+  Expr *tuple = ex_tuple(s->a, n_given, values);
+  Var *tv = var_new(s->a, arena_printf(s->a, "guarded_values_%d", s->made), tuple->type);
+  bindings_push(s->a, &then, tv, tuple);
+  Var *zv = var_new(s->a, arena_printf(s->a, "guarded_zeros_%d", s->made), tuple->type);
+  Bindings otherwise = {0};
+  bindings_push(s->a, &otherwise, zv, ex_tuple(s->a, n_given, zeros));
+  Expr *guard = ex_if(s->a, go, bindings_build(s->a, &then, ex_var(s->a, tv)),
+                      bindings_build(s->a, &otherwise, ex_var(s->a, zv)));
   Var *gv = var_new(s->a, arena_printf(s->a, "guarded_%d", s->made++), tuple->type);
   bindings_push(s->a, out, gv, guard);
   varmap_put(&s->guards, gv, guard);
-  for (int i = 0; i < k; i++)
-    bindings_push(s->a, out, guarded.vars.items[i], ex_get(s->a, i, ex_var(s->a, gv)));
+  for (int i = 0; i < n_given; i++)
+    bindings_push(s->a, out, given[i], ex_get(s->a, i, ex_var(s->a, gv)));
+  *group = (Bindings){0};
+}
+
+/* Appends to `out` the bindings `moved` out of `loop`, in order, those
+ * that need_guard under `if (gt n 0)` unless the loop surely runs: runs of
+ * them share a guard, closed when a value moved unguarded uses one of
+ * them (it then reads the projection, 0 when no step runs: its derivative
+ * is bounded, so that 0 does no harm). */
+static void place_moved(Licm *s, Expr *loop, Bindings *moved, Bindings *out) {
+  bool guard = s->guard && !surely_runs(s, loop);
+  Expr *go = NULL;
+  Bindings group = {0};
+  VarMap saved = s->inside;
+  s->inside = (VarMap){0};
+  for (int i = 0; i < moved->vars.len; i++) {
+    Var *x = moved->vars.items[i];
+    Expr *rhs = moved->rhss.items[i];
+    if (guard && needs_guard(s, x, rhs)) {
+      if (!go) {
+        Expr *n = trip(loop);
+        go = n;
+        if (loop->kind != E_WHILE && loop->kind != E_WHILESAVE) {
+          Var *g = var_new(s->a, "runs", ty_int());
+          bindings_push(s->a, out, g, ex_prim2(s->a, P_GT, n, ex_const_int(s->a, n->type, 0)));
+          go = ex_var(s->a, g);
+        }
+      }
+      varmap_put(&s->inside, x, x);
+      bindings_push(s->a, &group, x, rhs);
+      continue;
+    }
+    s->hit = false;
+    expr_visit_vars(rhs, note_guarded, s);
+    if (s->hit) {
+      flush_guard(s, go, &group, out);
+      varmap_free(&s->inside);
+      s->inside = (VarMap){0};
+    }
+    bindings_push(s->a, out, x, rhs);
+  }
+  flush_guard(s, go, &group, out);
+  varmap_free(&s->inside);
+  s->inside = saved;
 }
 
 /* Splits the (already processed) body of a loop into the bindings that
