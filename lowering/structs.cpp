@@ -323,6 +323,16 @@ private:
   std::vector<Leaf *> leavesUnder(const StructRef &r);
   void walk(Stmt *&slot, bool statement);
   void walkChildren(Stmt *s, bool statements);
+  void walkStatementChildren(Stmt *s);
+  // Statements a struct-valued call inside an expression was made into
+  // (hoistCall), waiting to be placed before the statement that holds it.
+  std::vector<Stmt *> pending;
+  // Inside an operand that C may not evaluate, or evaluates repeatedly
+  // (?: branches, the right of &&, || and comma, a loop's test or step):
+  // a call there cannot move before its statement.
+  int conditional = 0;
+  void hoistCall(Stmt *&slot);
+  bool hoistMemberBase(MemberExpr *m);
   void replace(Stmt *&slot, Stmt *with) {
     Stmt **at = &slot;
     Stmt *old = slot;
@@ -1606,6 +1616,14 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
       continue;
     }
     const StructVar &p = *cs.structs[fp.structIndex];
+    if (const auto *call = dyn_cast<CallExpr>(a->IgnoreParenImpCasts());
+        call && recordOf(call->getType())) {
+      // `norm(g(a))`: of a temporary made before the statement
+      auto slot = c->child_begin();
+      std::advance(slot, 1 + (long)i);
+      hoistCall(*slot);
+      a = c->getArg((unsigned)i);
+    }
     const Expr *e = a->IgnoreParenImpCasts();
     if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
       e = u->getSubExpr();
@@ -1674,6 +1692,108 @@ Expr *Flattener::flatCall(CallExpr *c, std::vector<Expr *> results) {
                           VK_PRValue, c->getRParenLoc(), FPOptionsOverride());
 }
 
+// Is `child` a statement of `parent` (a body, a branch), rather than a
+// part of it that is an expression (a condition, an initialisation)?
+static bool isBodyOf(const Stmt *parent, const Stmt *child) {
+  if (isa<CompoundStmt>(parent))
+    return true;
+  if (const auto *i = dyn_cast<IfStmt>(parent))
+    return child == i->getThen() || child == i->getElse();
+  if (const auto *f = dyn_cast<ForStmt>(parent))
+    return child == f->getBody();
+  if (const auto *w = dyn_cast<WhileStmt>(parent))
+    return child == w->getBody();
+  if (const auto *d = dyn_cast<DoStmt>(parent))
+    return child == d->getBody();
+  if (const auto *w = dyn_cast<SwitchStmt>(parent))
+    return child == w->getBody();
+  if (const auto *c = dyn_cast<SwitchCase>(parent))
+    return child == c->getSubStmt();
+  if (const auto *l = dyn_cast<LabelStmt>(parent))
+    return child == l->getSubStmt();
+  return false;
+}
+
+// Is `child` a loop's test or step, evaluated at every step?
+static bool isLoopTest(const Stmt *parent, const Stmt *child) {
+  if (const auto *f = dyn_cast<ForStmt>(parent))
+    return child == f->getCond() || child == f->getInc();
+  if (const auto *w = dyn_cast<WhileStmt>(parent))
+    return child == w->getCond();
+  if (const auto *d = dyn_cast<DoStmt>(parent))
+    return child == d->getCond();
+  return false;
+}
+
+// The children of a statement that is not an expression. What calls
+// inside a body hoisted (hoistCall) is placed right before it, in a block
+// with it (the lowering does not scope declarations by blocks); what the
+// conditions and initialisations hoisted waits for the statement itself.
+void Flattener::walkStatementChildren(Stmt *s) {
+  for (Stmt *&child : s->children()) {
+    if (!child)
+      continue;
+    size_t before = pending.size();
+    bool test = isLoopTest(s, child);
+    conditional += test;
+    walk(child, true);
+    conditional -= test;
+    if (pending.size() == before || !isBodyOf(s, child))
+      continue;
+    std::vector<Stmt *> stmts(pending.begin() + (long)before, pending.end());
+    pending.resize(before);
+    stmts.push_back(child);
+    replace(child, block(stmts, child->getBeginLoc()));
+  }
+}
+
+// `slot` holds (in parentheses, perhaps) a call of a differentiable
+// function that returns a struct, used inside an expression: the call
+// becomes the initialiser of a temporary struct local, `struct S
+// chad__g_N = g(...);`, flattened into `pending`, to run just before the
+// statement, and the slot reads the temporary. Evaluated there, the call
+// runs exactly when C runs it, except where C might not run it, or run it
+// again: refused there.
+void Flattener::hoistCall(Stmt *&slot) {
+  auto *c = cast<CallExpr>(cast<Expr>(slot)->IgnoreParenImpCasts());
+  SourceLocation loc = c->getBeginLoc();
+  if (conditional)
+    fail(loc, "struct returned by '" + text(c) +
+                  "' inside an operand C may skip or repeat (a branch of ?:, the right of "
+                  "&&, || or a comma, a loop's test or step) is not supported; assign it to "
+                  "a local first");
+  const FunctionDecl *callee = c->getDirectCallee();
+  QualType t = c->getType().getUnqualifiedType();
+  std::string name = "chad__" + (callee ? callee->getNameAsString() : std::string("call")) +
+                     "_r" + std::to_string(temps++);
+  auto *v = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd), loc, loc,
+                            &ctx.Idents.get(name), t, ctx.getTrivialTypeSourceInfo(t), SC_None);
+  v->setInit(c);
+  auto *d = new (ctx) DeclStmt(DeclGroupRef(v), loc, loc);
+  Stmt *made = declareLocals(d);
+  pending.push_back(made);
+  replace(slot, ref(v, loc));
+}
+
+// `g(a).x`, `g(a).in.x`: the call hoisted (hoistCall). False when m is not
+// rooted at such a call.
+bool Flattener::hoistMemberBase(MemberExpr *m) {
+  while (!m->isArrow()) {
+    Stmt **slot = &*m->child_begin();
+    Expr *base = m->getBase()->IgnoreParenImpCasts();
+    if (auto *inner = dyn_cast<MemberExpr>(base)) {
+      m = inner;
+      continue;
+    }
+    const auto *c = dyn_cast<CallExpr>(base);
+    if (!c || !recordOf(c->getType()))
+      return false;
+    hoistCall(*slot);
+    return true;
+  }
+  return false;
+}
+
 void Flattener::walkChildren(Stmt *s, bool statements) {
   for (Stmt *&child : s->children())
     if (child)
@@ -1717,7 +1837,7 @@ void Flattener::walk(Stmt *&slot, bool statement) {
   }
   auto *e = dyn_cast<Expr>(s);
   if (!e) {
-    walkChildren(s, true);
+    walkStatementChildren(s);
     return;
   }
   if (isa<UnaryExprOrTypeTraitExpr>(e)) // sizeof, _Alignof: not evaluated
@@ -1761,6 +1881,7 @@ void Flattener::walk(Stmt *&slot, bool statement) {
   }
   if (auto *m = dyn_cast<MemberExpr>(e)) {
     StructRef r;
+    hoistMemberBase(m); // `g(a).x`: of a temporary made before the statement
     if (!resolveRef(m, r)) {
       const Expr *base = m->getBase()->IgnoreParenImpCasts();
       if (isa<ArraySubscriptExpr>(base))
@@ -1855,7 +1976,23 @@ void Flattener::walk(Stmt *&slot, bool statement) {
                                "an argument of a differentiable function is "
                                "supported");
   }
-  walkChildren(e, false);
+  const auto *b = dyn_cast<BinaryOperator>(e);
+  bool maybeSkipped = isa<AbstractConditionalOperator>(e) ||
+                      (b && (b->getOpcode() == BO_LAnd || b->getOpcode() == BO_LOr ||
+                             b->getOpcode() == BO_Comma));
+  if (!maybeSkipped) {
+    walkChildren(e, false);
+    return;
+  }
+  bool first = true; // the condition, or the left operand: always evaluated first
+  for (Stmt *&child : e->children()) {
+    if (!child)
+      continue;
+    conditional += !first;
+    walk(child, false);
+    conditional -= !first;
+    first = false;
+  }
 }
 
 // A pointer into an array of structs is its index (`chad__k_p`): `p = &a[j]`,
@@ -1966,7 +2103,9 @@ void Flattener::flattenBody(FlatSig &sig) {
   auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
   if (!body)
     fail(fd->getLocation(), "unsupported function body");
-  walkChildren(body, true);
+  walkStatementChildren(body);
+  if (!pending.empty())
+    fail(fd->getLocation(), "a struct-valued call was left without a statement to precede");
   sig.flat->setBody(body);
   // Parents are asked during lowering (lower.cpp): of the flattened body.
   ctx.getParentMapContext().clear();
