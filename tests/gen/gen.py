@@ -1996,10 +1996,23 @@ class Gen:
         if getattr(fn, "rcallees", None) and rst.random() < 0.6:
             # a local struct made by a call: initialised, or assigned whole
             g = rst.choice(fn.rcallees)
+            e = self.call(c, 2, g)
+            fl = [path for path, kind, _ in g.sret.leaves() if kind in "fa"]
+            if fl and rst.random() < 0.5:
+                # a field of the result read inside an expression, `g(..).x`
+                # (or an element of an array field): the call runs into a
+                # temporary before the statement (structs.cpp, hoistCall)
+                path = rst.choice(fl)
+                kind, info = next((k, i) for pt, k, i in g.sret.leaves() if pt == path)
+                if kind == "a":
+                    path += "[%d]" % rst.randrange(info)
+                v = self.newvar(fn)
+                c.vars.append(v)
+                fn.mutable.append(v)
+                return [S(self, "raw", "@T %s = {0}.%s * {1};" % (v, path), [e, self.expr(c, 2)])]
             fn.nvar += 1
             nm = "sl%d" % fn.nvar
             spell = rst.choice(g.sret.spells)
-            e = self.call(c, 2, g)
             if rst.random() < 0.5:
                 out = [S(self, "raw", "%s %s = {0};" % (spell, nm), [e])]
             else:
