@@ -15,9 +15,10 @@ packages=(clang-14 llvm-14-dev libclang-14-dev
           clang-16 llvm-16-dev libclang-16-dev libclang-rt-16-dev
           cmake g++ make pkg-config libcunit1-dev valgrind python3
           ccache libnlopt-dev libgsl-dev
-          libadolc-dev gnuplot-nox)
+          libadolc-dev gnuplot-nox binutils)
 # libadolc-dev and gnuplot-nox (gnuplot without X11) serve bench/adbench:
-# ADOL-C is one of the tools it compares, gnuplot draws its charts.
+# ADOL-C is one of the tools it compares, gnuplot draws its charts;
+# binutils (nm, objdump) measures the object code of f and f_rev.
 
 missing=()
 for p in "${packages[@]}"; do

@@ -27,18 +27,9 @@ median_ms() {
     printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
 }
 
-# f, f_fwd and f_rev sizes in bytes, for every f_rev the object defines
+# f, f_fwd and f_rev sizes in bytes, alone and with their call trees
 sizes() {
-    local obj=$1 name=$2
-    nm -S -t d --defined-only "$obj" | awk -v file="$name" '
-        NF == 4 { size[$4] = $2 + 0 }
-        END {
-            for (s in size) if (s ~ /_rev$/) {
-                f = substr(s, 1, length(s) - 4)
-                if (f in size)
-                    printf "| %s | %s | %d | %d | %d | %.2f |\n", file, f, size[f], size[f "_fwd"], size[s], size[s] / size[f]
-            }
-        }' | sort
+    python3 "$here/code_sizes.py" "$1" "$2"
 }
 
 # one source: plain and plugin compile times, then its sizes
@@ -79,8 +70,10 @@ echo "| source | without plugin | with plugin | ratio |"
 echo "|---|---:|---:|---:|"
 cat "$tmp/times"
 echo
-echo "Object code (bytes, nm -S, -O2; helpers inlined into f count as f's):"
+echo "Object code (bytes, nm -S, -O2; helpers inlined into f count as f's;"
+echo "tree: the function and every function of the object it calls, directly"
+echo "or not, as f_rev often inlines the derivatives of the callees f calls):"
 echo
-echo "| source | function | f | f_fwd | f_rev | f_rev / f |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| source | function | f | f_fwd | f_rev | f_rev / f | f tree | f_rev tree | tree ratio |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 cat "$tmp/sizes"
