@@ -2006,10 +2006,11 @@ class Gen:
                 kind, info = next((k, i) for pt, k, i in g.sret.leaves() if pt == path)
                 if kind == "a":
                     path += "[%d]" % rst.randrange(info)
+                rhs = self.expr(c, 2)  # before v exists: it may not read v
                 v = self.newvar(fn)
                 c.vars.append(v)
                 fn.mutable.append(v)
-                return [S(self, "raw", "@T %s = {0}.%s * {1};" % (v, path), [e, self.expr(c, 2)])]
+                return [S(self, "raw", "@T %s = {0}.%s * {1};" % (v, path), [e, rhs])]
             fn.nvar += 1
             nm = "sl%d" % fn.nvar
             spell = rst.choice(g.sret.spells)
