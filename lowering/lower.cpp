@@ -1042,6 +1042,9 @@ Expr *Lowerer::lowerExpr(const CExpr *e, const Env &env) {
   if (const auto *b = dyn_cast<BinaryOperator>(e);
       b && (b->getLHS()->getType()->isPointerType() ||
             b->getRHS()->getType()->isPointerType())) {
+    if (b->getOpcode() == clang::BO_Sub && b->getLHS()->getType()->isPointerType() &&
+        b->getRHS()->getType()->isPointerType())
+      return lowerPointerDifference(b, env);
     if (b->isAdditiveOp() || b->isCompoundAssignmentOp())
       fail(loc, "pointer arithmetic '" + text(b) + "' is not supported yet");
     if (b->isComparisonOp())

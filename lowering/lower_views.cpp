@@ -11,6 +11,7 @@
 // are replaced in the function's AST by array subscripts (and put back
 // after), so that every rule for subscripts applies to them.
 #include "lowering/lowerer.h"
+#include "lowering/structs.h"
 
 #include "clang/AST/ParentMapContext.h"
 
@@ -46,6 +47,7 @@ void Lowerer::lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> 
   Var *var = var_new(arena, v->getNameAsString().c_str(), ty_array(arena, arrays.at(v).elem));
   out.push_back({var, value, loc});
   env.arrays[v] = ArrayVal{var, nullptr};
+  viewRoots[v] = inRoot(base, value, loc);
 }
 
 // A local pointer variable is a view: the array it points into from some
@@ -160,6 +162,66 @@ Expr *Lowerer::lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&bas
   return v;
 }
 
+// The array a pointer expression points into, followed through local
+// pointers bound to views, and the offset there: `p + 2` with `p = x + i`
+// is x at i + 2.
+Expr *Lowerer::offsetInRoot(const CExpr *e, const Env &env, const VarDecl *&root) {
+  const VarDecl *base = nullptr;
+  Expr *view = lowerArrayRef(e, env, base);
+  ViewRoot r = inRoot(base, view, e->getExprLoc());
+  root = r.root;
+  return r.offset;
+}
+
+// `view`, lowered from a pointer expression into `base`: in its root.
+Lowerer::ViewRoot Lowerer::inRoot(const VarDecl *base, const Expr *view, SourceLocation loc) {
+  Expr *k = view->kind == E_VIEW ? dup(arena, view->args[1]) : mkInt(0, loc);
+  auto it = viewRoots.find(base);
+  if (it == viewRoots.end())
+    return ViewRoot{base, k};
+  return ViewRoot{it->second.root, iAdd(dup(arena, it->second.offset), k, loc)};
+}
+
+// `p - q` of two pointers into the same array: the difference of their
+// offsets there, as the ptrdiff_t C gives.
+Expr *Lowerer::lowerPointerDifference(const clang::BinaryOperator *b, const Env &env) {
+  SourceLocation loc = b->getExprLoc();
+  if (std::string field = returnedViewField(b); !field.empty())
+    return lowerReturnedView(b, field, env);
+  if (!viewBase(b->getLHS()) || !viewBase(b->getRHS()))
+    fail(loc, "pointer difference '" + text(b) + "' is supported only between pointers "
+                  "into an array ('a', '&a[k]', 'a + k' or a local pointer into it)");
+  const VarDecl *left = nullptr, *right = nullptr;
+  Expr *l = offsetInRoot(b->getLHS(), env, left);
+  Expr *r = offsetInRoot(b->getRHS(), env, right);
+  if (left != right)
+    fail(loc, "pointer difference '" + text(b) + "' of pointers into different arrays ('" +
+                  left->getNameAsString() + "' and '" + right->getNameAsString() + "')");
+  return toKind(iSub(l, r, loc), irScalarType(b->getType()), loc);
+}
+
+// The offset a struct result's pointer field returns, `p - base` for the
+// array parameter base it must point into (structs.cpp), with errors that
+// say so.
+Expr *Lowerer::lowerReturnedView(const clang::BinaryOperator *b, const std::string &field,
+                                 const Env &env) {
+  SourceLocation loc = b->getExprLoc();
+  const auto *base = cast<VarDecl>(cast<DeclRefExpr>(b->getRHS()->IgnoreParenImpCasts())->getDecl());
+  std::string must = "the result's pointer field '" + field + "' must point into array "
+                     "parameter '" + base->getNameAsString() + "' (a returned view)";
+  const VarDecl *root = nullptr;
+  Expr *at = nullptr;
+  try {
+    if (viewBase(b->getLHS()))
+      at = offsetInRoot(b->getLHS(), env, root);
+  } catch (const Unsupported &) {
+  }
+  if (!at)
+    fail(loc, must + "; here it is not a pointer into an array parameter");
+  if (root != base)
+    fail(loc, must + "; here it points into '" + root->getNameAsString() + "'");
+  return toKind(at, irScalarType(b->getType()), loc);
+}
 
 // `*e` and `*(e + k)` as subscripts `e[0]` and `e[k]`, for pointers to
 // numbers: replaced in the AST while the function is lowered.
@@ -1052,6 +1114,18 @@ Stmt *AliasRewrite::rewrite(Stmt *s) {
                                                 sub->getType(), sub->getValueKind(),
                                                 sub->getObjectKind(), sub->getRBracketLoc());
           }
+  // p < x + n, p != q of pointers into one array (p rewritten as
+  // `(B + p_at)` already): p_at < n, a test of the offsets, which a loop
+  // walking p has as its condition
+  if (auto *b = dyn_cast<BinaryOperator>(s);
+      b && b->isComparisonOp() && b->getLHS()->getType()->isPointerType() &&
+      b->getRHS()->getType()->isPointerType())
+    if (const clang::VarDecl *root = baseOf(b->getLHS());
+        root && root == baseOf(b->getRHS()) && !aliases.count(root))
+      return BinaryOperator::Create(ctx, offsetOf(b->getLHS()), offsetOf(b->getRHS()),
+                                    b->getOpcode(), b->getType(), clang::VK_PRValue,
+                                    clang::OK_Ordinary, b->getOperatorLoc(),
+                                    clang::FPOptionsOverride());
   // p = e: p_at = offset of e
   if (auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == clang::BO_Assign)
     if (const clang::VarDecl *p = aliasRef(b->getLHS())) {

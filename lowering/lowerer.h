@@ -672,6 +672,12 @@ public:
   void checkPointerUse(const Stmt *s);
   const VarDecl *viewBase(const CExpr *e);
   Expr *lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&base);
+  Expr *offsetInRoot(const CExpr *e, const Env &env, const VarDecl *&root);
+  struct ViewRoot;
+  ViewRoot inRoot(const VarDecl *base, const Expr *view, SourceLocation loc);
+  Expr *lowerPointerDifference(const clang::BinaryOperator *b, const Env &env);
+  Expr *lowerReturnedView(const clang::BinaryOperator *b, const std::string &field,
+                          const Env &env);
   Expr *viewArgument(const CExpr *a, Type *want, const clang::ParmVarDecl *p,
                      const std::string &callee, const Env &env, const VarDecl *&base);
   void noteCallee(const FunctionDecl *callee, SourceLocation loc);
@@ -986,6 +992,14 @@ public:
 
   // arrays
   std::map<const VarDecl *, ArrayInfo> arrays;
+  // A local pointer bound to a view: the array it points into, through
+  // other views, and its offset there (an int over SSA variables in scope
+  // where it is declared, hence wherever it is), for `p - q`.
+  struct ViewRoot {
+    const VarDecl *root = nullptr;
+    Expr *offset = nullptr;
+  };
+  std::map<const VarDecl *, ViewRoot> viewRoots;
   std::vector<const VarDecl *> outputs; // output parameters, in order
   std::map<Place, Var *> initialElem;   // scalar-replaced outputs: unwritten
   bool returnsVoid = false;

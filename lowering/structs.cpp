@@ -57,6 +57,9 @@ struct StructError {
   throw StructError{loc, std::move(what)};
 }
 
+// The differences Flattener::viewOffset made, and the field of each.
+std::map<const clang::Expr *, std::string> viewDifferences;
+
 enum class LeafKind {
   Float,   // double or float scalar field: active
   Int,     // integer, enum or _Bool scalar field: inactive
@@ -78,6 +81,12 @@ struct Leaf {
   // An integer field of a struct result: the flat function returns it as
   // a double (exact: at most 32 bits), as the IR's outputs are floating.
   bool viaDouble = false;
+  // A pointer field of a struct result is a view of one array parameter
+  // (DESIGN 8.46): the index of that parameter of f, and the flat function
+  // returns the field's offset there as a double (exact: the IR's offsets
+  // are ints).
+  int viewParam = -1;
+  const ParmVarDecl *viewBase = nullptr; // that parameter
   // A 64-bit one: as two doubles per element, its high and low 32 bits
   // (element k at 2k and 2k + 1; wideHalf and wideWhole).
   bool wide = false;
@@ -288,7 +297,8 @@ public:
   FlatSig &signature(const FunctionDecl *f);
   void flattenBody(FlatSig &sig);
   void restore();
-  static std::string wrappers(const FlatSig &sig, bool prototypesOnly);
+  static std::string wrappers(const FlatSig &sig, bool prototypesOnly,
+                              const Signature *lowered = nullptr);
   static std::string flatPrimal(const FlatSig &sig);
 
 private:
@@ -423,6 +433,15 @@ private:
     return ImplicitCastExpr::Create(ctx, t.getUnqualifiedType(), CK_IntegralCast,
                                     new (ctx) ParenExpr(loc, loc, w), nullptr, VK_PRValue,
                                     FPOptionsOverride());
+  }
+  // `p - base` for a view field of the result (Leaf::viewParam): as C
+  // computes it, so the lowering checks that p points into base's array.
+  Expr *viewOffset(const Leaf *l, Expr *p, SourceLocation loc) {
+    Expr *base = rvalue(ref(const_cast<ParmVarDecl *>(l->viewBase), loc));
+    Expr *d = BinaryOperator::Create(ctx, p, base, BO_Sub, ctx.getPointerDiffType(), VK_PRValue,
+                                     OK_Ordinary, loc, FPOptionsOverride());
+    viewDifferences[d] = l->path();
+    return d;
   }
   // Element `at` of a result leaf's storage (Leaf::slots).
   Expr *slotLvalue(Leaf *l, long long at, SourceLocation loc) {
@@ -733,6 +752,59 @@ bool Flattener::intoArray(const VarDecl *v, const FlatSig &sig) {
   return at && recordOf(at->getElementType());
 }
 
+// The array parameter a pointer field of f's result points into: the one
+// pointer parameter of the field's element type, or, of several, the one
+// the body uses as a pointer value (`x + k`, `&x[k]`, `x` stored or
+// returned) rather than only indexing it or passing it on. The lowering
+// checks the choice: every returned pointer is subtracted from it, which
+// is an error for a pointer into another array.
+int viewParamOf(const FunctionDecl *f, const Leaf &l, SourceLocation at) {
+  const ASTContext &c = f->getASTContext();
+  std::vector<int> typed;
+  for (unsigned i = 0; i < f->getNumParams(); i++) {
+    QualType t = f->getParamDecl(i)->getType();
+    if (t->isPointerType() &&
+        c.hasSameUnqualifiedType(t->getPointeeType(), l.elem))
+      typed.push_back((int)i);
+  }
+  std::string field = "the result's pointer field '" + l.path() + "'";
+  if (typed.empty())
+    fail(at, field + " must point into an array parameter of '" + f->getNameAsString() +
+                 "' (a returned view), and '" + f->getNameAsString() + "' has no parameter of type '" +
+                 QualType(c.getPointerType(l.elem)).getAsString() + "'");
+  if (typed.size() == 1)
+    return typed[0];
+  std::set<int> used;
+  std::function<void(const Stmt *, const Stmt *, const Stmt *)> scan =
+      [&](const Stmt *s, const Stmt *parent, const Stmt *grand) {
+        if (!s)
+          return;
+        if (const auto *d = dyn_cast<DeclRefExpr>(s))
+          for (int i : typed)
+            if (d->getDecl() == f->getParamDecl((unsigned)i)) {
+              const auto *addr = dyn_cast_or_null<UnaryOperator>(grand);
+              bool indexed = parent && isa<ArraySubscriptExpr>(parent) &&
+                             !(addr && addr->getOpcode() == UO_AddrOf);
+              if (!indexed && !(parent && isa<CallExpr>(parent)))
+                used.insert(i);
+            }
+        // implicit casts and parentheses are not parents of their own
+        bool through = isa<ImplicitCastExpr>(s) || isa<ParenExpr>(s);
+        for (const Stmt *ch : s->children())
+          scan(ch, through ? parent : s, through ? grand : parent);
+      };
+  scan(f->getDefinition()->getBody(), nullptr, nullptr);
+  if (used.size() == 1)
+    return *used.begin();
+  std::string names;
+  for (int i : used.empty() ? typed : std::vector<int>(used.begin(), used.end()))
+    names += std::string(names.empty() ? "'" : ", '") +
+             f->getParamDecl((unsigned)i)->getNameAsString() + "'";
+  fail(at, field + " may point into " + names + "; chad supports a returned pointer field "
+               "into one array parameter, used by the body as a pointer value ('x + k', "
+               "'&x[k]') where the others are only indexed or passed on");
+}
+
 void Flattener::checkStructPointerUses(const Stmt *s, const FlatSig &sig) {
   if (!s)
     return;
@@ -836,10 +908,12 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
       collectLeaves(rt->getDecl(), path, sig.result->leaves, f->getASTContext(),
                     rl, "the result");
       for (Leaf &l : sig.result->leaves) {
-        if (l.kind == LeafKind::Pointer)
-          fail(rl, "the result's field '" + l.path() + "' is a pointer; a "
-                   "returned struct may only hold scalars, nested structs "
-                   "and fixed-size arrays");
+        if (l.kind == LeafKind::Pointer) {
+          l.viewParam = viewParamOf(f, l, rl);
+          l.viewBase = f->getParamDecl((unsigned)l.viewParam);
+          l.viaDouble = l.written = true;
+          continue;
+        }
         if (!l.elem->isRealFloatingType()) {
           if (f->getASTContext().getTypeSize(l.elem) > 64)
             fail(rl, "the result's field '" + l.path() + "' is a " +
@@ -1207,6 +1281,14 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
       }
       if (init && isa<ImplicitValueInitExpr>(init))
         init = nullptr;
+      if (l->viewParam >= 0) { // a view the result returns: its offset
+        if (!init || init->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull))
+          fail(init ? init->getBeginLoc() : loc,
+               "the result's pointer field '" + l->path() + "' is returned null; a returned "
+               "pointer field must point into '" + l->viewBase->getNameAsString() + "'");
+        out.push_back(assign(slotLvalue(l, 0, loc), viewOffset(l, const_cast<Expr *>(init), loc), loc));
+        continue;
+      }
       if (l->kind == LeafKind::Pointer) {
         // a local pointer from then on (DESIGN 8.28); left unset without
         // an initializer or from a null one, as a view is assigned
@@ -1255,6 +1337,10 @@ void Flattener::assignLeaves(const StructRef &dst, const Expr *src,
   indexReadOnce(from, sl.size(), src);
   for (size_t i = 0; i < dl.size(); i++) {
     Leaf *d = dl[i], *s = sl[i];
+    if (d->viewParam >= 0) { // a view the result returns: its offset
+      out.push_back(assign(slotLvalue(d, 0, loc), viewOffset(d, rvalue(leafLvalue(s, loc)), loc), loc));
+      continue;
+    }
     if (d->kind == LeafKind::Pointer || s->kind == LeafKind::Pointer) {
       if (dst.sv->role != StructRole::Local)
         fail(loc, "assigning pointer field '" + d->path() + "' of '" +
@@ -1560,6 +1646,29 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
                                                CK_ArrayToPointerDecay, ref(tmp, loc),
                                                nullptr, VK_PRValue, FPOptionsOverride()));
   }
+  // A view the callee returns is an offset into one of its array
+  // arguments (Leaf::viewParam): that argument is bound to a local pointer
+  // first, passed on from there, and the view rebuilt from it.
+  std::map<int, VarDecl *> viewArgs;
+  for (const Leaf &rl : cs.result->leaves) {
+    if (rl.viewParam < 0 || viewArgs.count(rl.viewParam) ||
+        rl.viewParam >= (int)c->getNumArgs())
+      continue;
+    auto slot = c->child_begin();
+    std::advance(slot, 1 + rl.viewParam);
+    Stmt *arg = *slot;
+    walk(arg, false); // struct fields in it
+    QualType t = def->getParamDecl((unsigned)rl.viewParam)->getType().getUnqualifiedType();
+    std::string name = "chad__" + callee->getNameAsString() + "_" +
+                       rl.viewBase->getNameAsString() + "_" + std::to_string(temps++);
+    auto *v = VarDecl::Create(ctx, const_cast<FunctionDecl *>(fd), loc, loc,
+                              &ctx.Idents.get(name), t, ctx.getTrivialTypeSourceInfo(t),
+                              SC_None);
+    v->setInit(cast<Expr>(arg));
+    out.push_back(new (ctx) DeclStmt(DeclGroupRef(v), loc, loc));
+    replace(*slot, rvalue(ref(v, loc)));
+    viewArgs[rl.viewParam] = v;
+  }
   std::vector<Decl *> decls(tmps.begin(), tmps.end());
   out.push_back(new (ctx) DeclStmt(DeclGroupRef::Create(ctx, decls.data(), decls.size()),
                                    loc, loc));
@@ -1574,6 +1683,22 @@ void Flattener::callIntoLeaves(const StructRef &dst, const Expr *src,
                                    VK_PRValue, FPOptionsOverride()),
           lit(k, loc), rl.storage(ctx), VK_LValue, OK_Ordinary, loc));
     };
+    if (rl.viewParam >= 0) { // the view, from the argument it points into
+      VarDecl *base = viewArgs.at(rl.viewParam);
+      Expr *off = ImplicitCastExpr::Create(ctx, ctx.getPointerDiffType(), CK_FloatingToIntegral,
+                                           tmpAt(0), nullptr, VK_PRValue, FPOptionsOverride());
+      Expr *p = BinaryOperator::Create(ctx, rvalue(ref(base, loc)), off, BO_Add, base->getType(),
+                                       VK_PRValue, OK_Ordinary, loc, FPOptionsOverride());
+      if (d->viewParam >= 0)
+        out.push_back(assign(slotLvalue(d, 0, loc), viewOffset(d, p, loc), loc));
+      else if (dst.sv->role != StructRole::Local)
+        fail(loc, "assigning pointer field '" + d->path() + "' of '" + dst.sv->name +
+                      "' is not supported; a pointer field of a parameter may only be read "
+                      "through");
+      else
+        out.push_back(assign(leafLvalue(d, loc), p, loc));
+      continue;
+    }
     if (d->wide) { // a result of ours too: the halves as they are
       for (long long k = 0; k < d->slots(); k++)
         out.push_back(assign(slotLvalue(d, k, loc), tmpAt(k), loc));
@@ -1902,9 +2027,13 @@ void Flattener::walk(Stmt *&slot, bool statement) {
                                  "of a differentiable function is supported");
     if (l->kind == LeafKind::Pointer && !l->decl->getType()->isPointerType())
       fail(m->getBeginLoc(), "pointer field '" + text(m) + "' is not supported here");
-    Stmt *to = leafLvalue(l, m->getExprLoc(), r.index);
-    if (!r.index.empty())
-      walkChildren(to, false); // the index may read struct fields
+    Expr *to = leafLvalue(l, m->getExprLoc(), r.index);
+    if (!r.index.empty()) {
+      Stmt *at = to;
+      walkChildren(at, false); // the index may read struct fields
+    }
+    if (!m->isLValue()) // a field of a struct a call returns, `g(a).p`
+      to = rvalue(to);
     replace(slot, to);
     return;
   }
@@ -2162,7 +2291,7 @@ std::string declare(QualType t, const std::string &name, const ASTContext &ctx) 
 // floating, `T *` or rows `T (*)[C]`: the same type for a tangent; for an
 // adjoint, writable when the primal is const (accumulated) and const when
 // it is not (a seed). Null for any other t.
-QualType pointerShadow(QualType t, bool rev, const ASTContext &c) {
+QualType pointerShadow(QualType t, bool rev, const ASTContext &c, const ParamClass *cls) {
   const auto *pt = t.getCanonicalType()->getAs<PointerType>();
   if (!pt)
     return QualType();
@@ -2174,14 +2303,20 @@ QualType pointerShadow(QualType t, bool rev, const ASTContext &c) {
     return QualType();
   if (!rev)
     return t;
-  bool in = e.isConstQualified();
-  QualType s = in ? e.getUnqualifiedType() : e.getUnqualifiedType().withConst();
+  // f_rev's shadow is a read-only seed for an output array only; before
+  // the lowering has classified the parameter, a non-const one is taken
+  // for an output
+  bool seed = cls ? *cls == PARAM_OUT_ARRAY : !e.isConstQualified();
+  QualType s = seed ? e.getUnqualifiedType().withConst() : e.getUnqualifiedType();
   if (row)
     s = c.getConstantArrayType(s, row->getSize(), nullptr, clang::ArrayType::Normal, 0);
   return c.getPointerType(s);
 }
 
-std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
+// `lowered`: the flat function's signature, whose parameter classes decide
+// the shadows' const (null before it is lowered).
+std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly,
+                                const Signature *lowered) {
   const FunctionDecl *f = sig.orig;
   const ASTContext &c = f->getASTContext();
   std::string name = f->getNameAsString();
@@ -2194,7 +2329,16 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
     for (const FlatParam &fp : sig.params)
       taken.insert(fp.parm->getNameAsString());
     std::vector<std::string> params, args;
+    std::vector<std::string> arrayShadow(sig.params.size()); // of array parameters
+    size_t flatIndex = 0; // of fp among the flat function's parameters
     for (const FlatParam &fp : sig.params) {
+      const ParamClass *cls = nullptr;
+      if (fp.structIndex >= 0)
+        flatIndex += sig.structs[fp.structIndex]->leaves.size();
+      else if (lowered && flatIndex < lowered->classes.size())
+        cls = &lowered->classes[flatIndex++];
+      else
+        flatIndex++;
       const ParmVarDecl *p = fp.parm;
       std::string pn = p->getNameAsString();
       QualType t = p->getType();
@@ -2208,10 +2352,11 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
           std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
           params.push_back(declare(rev ? typeName(t, c) + " *" : typeName(t, c), sn));
           args.push_back(sn);
-        } else if (QualType st = pointerShadow(t, rev, c); !st.isNull()) {
+        } else if (QualType st = pointerShadow(t, rev, c, cls); !st.isNull()) {
           std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
           params.push_back(declare(st, sn, c));
           args.push_back(sn);
+          arrayShadow[(size_t)(&fp - &sig.params[0])] = sn;
         }
         continue;
       }
@@ -2265,6 +2410,8 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
       params.push_back(rev ? declare(retType, sn) : declare(retType + " *", sn));
       std::string sacc = sn + (rev ? "." : "->");
       pre = "  " + declare(retType, rn) + ";\n";
+      if (rev) // its pointer and integer fields are not read: maybe none is
+        pre += "  (void)" + sn + ";\n";
       for (const Leaf &l : sig.result->leaves) {
         bool scalar = l.kind == LeafKind::Float || l.kind == LeafKind::Int;
         if (l.viaDouble) {
@@ -2278,6 +2425,18 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly) {
           pre += "  double " + sd + "[" + slots + "] = {0};\n";
           args.push_back(v);
           args.push_back(sd);
+          if (l.viewParam >= 0) {
+            // a view: its offset into the array parameter, and the same
+            // offset into that array's shadow in f_fwd (DESIGN 8.46)
+            std::string off = "(long long)" + v + "[0]";
+            std::string ft = "(" + typeName(l.fields.back()->getType(), c) + ")";
+            post += "  " + rn + "." + l.path() + " = " + ft + "(" +
+                    l.viewBase->getNameAsString() + " + " + off + ");\n";
+            const std::string &shadow = arrayShadow[(size_t)l.viewParam];
+            if (!rev && !shadow.empty())
+              post += "  " + sacc + l.path() + " = " + ft + "(" + shadow + " + " + off + ");\n";
+            continue;
+          }
           // a 64-bit field: from its high and low 32 bits (Leaf::wide)
           std::string value = l.wide ? "(((unsigned long long)" + v + "[2 * chad__i] << 32) | "
                                        "(unsigned long long)" + v + "[2 * chad__i + 1])"
@@ -2397,6 +2556,8 @@ std::string Flattener::flatPrimal(const FlatSig &sig) {
       std::string loop = "  for (long long chad__i = 0; chad__i < " +
                          std::to_string(l.kind == LeafKind::Array ? l.size : 1) + "; chad__i++)\n    ";
       std::string each = at + (l.kind == LeafKind::Array ? "[chad__i]" : "");
+      if (l.viewParam >= 0) // a view: its offset (Leaf::viewParam)
+        each = "(" + at + " - " + l.viewBase->getNameAsString() + ")";
       if (l.wide) // its high and low 32 bits (Leaf::wide)
         unpack += loop + "{\n      " + ln + "[2 * chad__i] = (double)((unsigned long long)" + each +
                   " >> 32);\n      " + ln + "[2 * chad__i + 1] = (double)((unsigned long long)" +
@@ -2404,7 +2565,7 @@ std::string Flattener::flatPrimal(const FlatSig &sig) {
       else if (l.kind == LeafKind::Array)
         unpack += loop + ln + "[chad__i] = " + each + ";\n";
       else
-        unpack += "  " + ln + "[0] = " + at + ";\n";
+        unpack += "  " + ln + "[0] = " + each + ";\n";
     }
     body += unpack;
   } else if (f->getReturnType()->isVoidType()) {
@@ -2491,6 +2652,11 @@ FlatBody::~FlatBody() {
   delete state;
 }
 
+std::string returnedViewField(const clang::Expr *difference) {
+  auto it = viewDifferences.find(difference);
+  return it == viewDifferences.end() ? std::string() : it->second;
+}
+
 LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
                                SourceLocs &locs) {
   LoweredFunction out;
@@ -2513,8 +2679,9 @@ LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
   out = lowerFunction(sig->flat, arena, locs);
   fl.restore();
   if (sig->structSignature()) {
-    out.wrapperPrototypes = Flattener::wrappers(*sig, true);
-    out.wrapperDefinitions = Flattener::wrappers(*sig, false);
+    const Signature *lowered = out.signatureOk ? &out.sig : nullptr;
+    out.wrapperPrototypes = Flattener::wrappers(*sig, true, lowered);
+    out.wrapperDefinitions = Flattener::wrappers(*sig, false, lowered);
     out.sig.isStatic = true; // only the wrappers call the flat derivatives
   }
   for (CalleeUse &u : out.callees) {

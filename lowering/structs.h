@@ -27,11 +27,19 @@
 
 #include "lowering/lower.h"
 
+namespace clang {
+class Expr;
+}
+
 namespace chad {
 
 // Does f's signature or body involve a struct type?
 bool usesStructs(const clang::FunctionDecl *fd);
 
+// For `p - base`, a node the flattener makes where f returns a struct
+// whose pointer field is a view of array parameter `base` (DESIGN 8.46):
+// the field's name, for the lowering's errors; else empty.
+std::string returnedViewField(const clang::Expr *difference);
 LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
                                SourceLocs &locs);
 

@@ -8,12 +8,29 @@ struct V f(double a) {
   return v;
 }
 
+/* a pointer field of a returned struct is a view of one array parameter
+   (tests/e2e/struct_views.c); anything else is refused */
 struct P { double x; double *d; };
 
 __attribute__((differentiable))
-struct P g(double *a) { // expect-error: cannot differentiate 'g': the result's field 'd' is a pointer; a returned struct may only hold scalars, nested structs and fixed-size arrays
-  struct P p = {a[0], a};
+struct P g(double a) { // expect-error: cannot differentiate 'g': the result's pointer field 'd' must point into an array parameter of 'g' (a returned view), and 'g' has no parameter of type 'double *'
+  struct P p = {a, 0};
   return p;
+}
+
+__attribute__((differentiable))
+struct P two(double *a, double *b, int k) { // expect-error: cannot differentiate 'two': the result's pointer field 'd' may point into 'a', 'b'; chad supports a returned pointer field into one array parameter, used by the body as a pointer value ('x + k', '&x[k]') where the others are only indexed or passed on
+  struct P p = {a[0], a + k};
+  if (k > 2)
+    p.d = b;
+  return p;
+}
+
+__attribute__((differentiable))
+struct P local(double *a) {
+  double t[2] = {a[0], a[1]};
+  struct P p = {t[0], t};
+  return p; // expect-error: cannot differentiate 'local': the result's pointer field 'd' must point into array parameter 'a' (a returned view); here it points into 't'
 }
 
 struct I { int n; unsigned short m[2]; _Bool b; double x; };
