@@ -754,8 +754,9 @@ bool Flattener::intoArray(const VarDecl *v, const FlatSig &sig) {
 
 // The array parameter a pointer field of f's result points into: the one
 // pointer parameter of the field's element type, or, of several, the one
-// the body uses as a pointer value (`x + k`, `&x[k]`, `x` stored or
-// returned) rather than only indexing it or passing it on. The lowering
+// the pointers stored into the field come from (followed back through
+// local pointers), else the one the body uses as a pointer value (`x + k`,
+// `&x[k]`) rather than only indexing it or passing it on. The lowering
 // checks the choice: every returned pointer is subtracted from it, which
 // is an error for a pointer into another array.
 int viewParamOf(const FunctionDecl *f, const Leaf &l, SourceLocation at) {
@@ -774,7 +775,65 @@ int viewParamOf(const FunctionDecl *f, const Leaf &l, SourceLocation at) {
                  QualType(c.getPointerType(l.elem)).getAsString() + "'");
   if (typed.size() == 1)
     return typed[0];
-  std::set<int> used;
+  // the pointers stored into the field (`s.d = e`, `{.., e, ..}` at its
+  // place), followed back through local pointers to parameters
+  const FieldDecl *fieldDecl = l.fields.back();
+  std::set<int> stored;
+  std::set<const VarDecl *> seen;
+  std::vector<const Expr *> values;
+  std::function<void(const Expr *)> rootOf = [&](const Expr *e) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+      if (const auto *a = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()))
+        return rootOf(a->getBase());
+    if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAdditiveOp())
+      return rootOf(b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS());
+    if (const auto *c = dyn_cast<ConditionalOperator>(e)) {
+      rootOf(c->getTrueExpr());
+      return rootOf(c->getFalseExpr());
+    }
+    const auto *d = dyn_cast<DeclRefExpr>(e);
+    const auto *v = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+    if (!v || !seen.insert(v).second)
+      return;
+    for (int i : typed)
+      if (v == f->getParamDecl((unsigned)i))
+        stored.insert(i);
+    if (v->getInit() && !isa<ParmVarDecl>(v))
+      rootOf(v->getInit());
+    std::function<void(const Stmt *)> assigned = [&](const Stmt *s) {
+      if (!s)
+        return;
+      if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign)
+        if (const auto *to = dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts());
+            to && to->getDecl() == v)
+          rootOf(b->getRHS());
+      for (const Stmt *ch : s->children())
+        assigned(ch);
+    };
+    assigned(f->getDefinition()->getBody());
+  };
+  std::function<void(const Stmt *)> stores = [&](const Stmt *s) {
+    if (!s)
+      return;
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign)
+      if (const auto *m = dyn_cast<MemberExpr>(b->getLHS()->IgnoreParenImpCasts());
+          m && m->getMemberDecl() == fieldDecl)
+        values.push_back(b->getRHS());
+    if (const auto *il = dyn_cast<InitListExpr>(s))
+      if (const RecordType *rt = il->getType()->getAs<RecordType>();
+          rt && rt->getDecl() == fieldDecl->getParent() &&
+          fieldDecl->getFieldIndex() < il->getNumInits())
+        values.push_back(il->getInit(fieldDecl->getFieldIndex()));
+    for (const Stmt *ch : s->children())
+      stores(ch);
+  };
+  stores(f->getDefinition()->getBody());
+  for (const Expr *e : values)
+    rootOf(e);
+  if (stored.size() == 1)
+    return *stored.begin();
+  std::set<int> used = stored;
   std::function<void(const Stmt *, const Stmt *, const Stmt *)> scan =
       [&](const Stmt *s, const Stmt *parent, const Stmt *grand) {
         if (!s)
@@ -793,16 +852,16 @@ int viewParamOf(const FunctionDecl *f, const Leaf &l, SourceLocation at) {
         for (const Stmt *ch : s->children())
           scan(ch, through ? parent : s, through ? grand : parent);
       };
-  scan(f->getDefinition()->getBody(), nullptr, nullptr);
+  if (stored.empty())
+    scan(f->getDefinition()->getBody(), nullptr, nullptr);
   if (used.size() == 1)
     return *used.begin();
   std::string names;
   for (int i : used.empty() ? typed : std::vector<int>(used.begin(), used.end()))
     names += std::string(names.empty() ? "'" : ", '") +
              f->getParamDecl((unsigned)i)->getNameAsString() + "'";
-  fail(at, field + " may point into " + names + "; chad supports a returned pointer field "
-               "into one array parameter, used by the body as a pointer value ('x + k', "
-               "'&x[k]') where the others are only indexed or passed on");
+  fail(at, field + " may point into " + names + "; a returned pointer field must point "
+               "into one array parameter");
 }
 
 void Flattener::checkStructPointerUses(const Stmt *s, const FlatSig &sig) {

@@ -19,7 +19,7 @@ struct P g(double a) { // expect-error: cannot differentiate 'g': the result's p
 }
 
 __attribute__((differentiable))
-struct P two(double *a, double *b, int k) { // expect-error: cannot differentiate 'two': the result's pointer field 'd' may point into 'a', 'b'; chad supports a returned pointer field into one array parameter, used by the body as a pointer value ('x + k', '&x[k]') where the others are only indexed or passed on
+struct P two(double *a, double *b, int k) { // expect-error: cannot differentiate 'two': the result's pointer field 'd' may point into 'a', 'b'; a returned pointer field must point into one array parameter
   struct P p = {a[0], a + k};
   if (k > 2)
     p.d = b;
