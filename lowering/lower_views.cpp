@@ -223,12 +223,26 @@ Expr *Lowerer::lowerReturnedView(const clang::BinaryOperator *b, const std::stri
   return toKind(at, irScalarType(b->getType()), loc);
 }
 
+// A cast between pointers to the same element type, const aside.
+bool constCastOnly(const clang::CastExpr *c, const clang::ASTContext &ctx) {
+  QualType to = c->getType(), from = c->getSubExpr()->getType();
+  return to->isPointerType() && from->isPointerType() &&
+         ctx.hasSameUnqualifiedType(to->getPointeeType(), from->getPointeeType());
+}
+
 // `*e` and `*(e + k)` as subscripts `e[0]` and `e[k]`, for pointers to
 // numbers: replaced in the AST while the function is lowered.
 void DerefRewrite::walk(Stmt *s) {
   if (!s)
     return;
   for (Stmt *&child : s->children()) {
+    // `(double *)p` of a `const double *p`: the same view (a cast that
+    // drops const changes nothing the IR knows)
+    while (auto *c = dyn_cast_or_null<clang::CStyleCastExpr>(child)) {
+      if (!constCastOnly(c, ctx))
+        break;
+      replace(child, c->getSubExpr());
+    }
     if (auto *u = dyn_cast_or_null<UnaryOperator>(child);
         u && u->getOpcode() == clang::UO_Deref && u->getType()->isArithmeticType()) {
       CExpr *base = u->getSubExpr(), *index = nullptr;

@@ -359,8 +359,10 @@ private:
   std::vector<std::pair<Stmt **, Stmt *>> undo;
 };
 
-// Replaces `*e` and `*(e + k)` by `e[0]` and `e[k]` in a function body
-// (lower_views.cpp).
+bool constCastOnly(const clang::CastExpr *c, const clang::ASTContext &ctx);
+
+// Replaces `*e` and `*(e + k)` by `e[0]` and `e[k]` in a function body,
+// and drops casts that only change a pointer's const (lower_views.cpp).
 class DerefRewrite : BodyRewrite {
 public:
   using BodyRewrite::BodyRewrite;

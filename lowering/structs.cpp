@@ -783,6 +783,9 @@ int viewParamOf(const FunctionDecl *f, const Leaf &l, SourceLocation at) {
   std::vector<const Expr *> values;
   std::function<void(const Expr *)> rootOf = [&](const Expr *e) {
     e = e->IgnoreParenImpCasts();
+    if (const auto *c = dyn_cast<CStyleCastExpr>(e); c && c->getType()->isPointerType() &&
+                                                     c->getSubExpr()->getType()->isPointerType())
+      return rootOf(c->getSubExpr()); // `(double *)(x + k)`
     if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
       if (const auto *a = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()))
         return rootOf(a->getBase());

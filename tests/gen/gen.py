@@ -28,8 +28,10 @@ pointer to const and by pointer, whose fields are read (s.f, p->f,
 as outputs; locals made from an initializer list (designated or not), a
 copy, a whole assignment or field by field, then assigned and reassigned;
 loops over array fields and over pointer fields up to their length; struct
-results; and calls passing parameters, locals and nested fields by value
-or by address.  The harness (struct_harness) packs the structs and their
+results, their pointer fields views of an array parameter (`x + k`,
+`&x[k]`, `(T *)(x + k)`: DESIGN.md 8.46, from the stream rvw), read by
+callers field by field or inside expressions (`g(..).q[j]`); and calls
+passing parameters, locals and nested fields by value or by address.  The harness (struct_harness) packs the structs and their
 shadows as DESIGN.md section 1 says.
 
 Reduction.  Every function, statement, expression node and test point has
@@ -418,6 +420,9 @@ class Gen:
         self.rsh = random.Random(seed * 353868019 + 61)
         # CHAD_INACTIVE struct parameters (data: no shadow, never written)
         self.rin = random.Random(seed * 373587883 + 67)
+        # struct results whose pointer fields are views of an array
+        # parameter (DESIGN.md 8.46)
+        self.rvw = random.Random(seed * 393342743 + 71)
         # the integer type idx points to (issue 8: pointers to every
         # integer type are inactive); a `const _Bool *idx` holds 0s and 1s
         self.rix = random.Random(seed * 393342743 + 71)
@@ -1997,7 +2002,7 @@ class Gen:
             # a local struct made by a call: initialised, or assigned whole
             g = rst.choice(fn.rcallees)
             e = self.call(c, 2, g)
-            fl = [path for path, kind, _ in g.sret.leaves() if kind in "fa"]
+            fl = [path for path, kind, _ in g.sret.leaves() if kind in "fap"]
             if fl and rst.random() < 0.5:
                 # a field of the result read inside an expression, `g(..).x`
                 # (or an element of an array field): the call runs into a
@@ -2006,6 +2011,8 @@ class Gen:
                 kind, info = next((k, i) for pt, k, i in g.sret.leaves() if pt == path)
                 if kind == "a":
                     path += "[%d]" % rst.randrange(info)
+                if kind == "p":  # an element of a view (DESIGN.md 8.46)
+                    path += "[%d]" % rst.randrange(info[2])
                 rhs = self.expr(c, 2)  # before v exists: it may not read v
                 v = self.newvar(fn)
                 c.vars.append(v)
@@ -2141,7 +2148,20 @@ class Gen:
         srcs += [sp.name for sp in fn.sparams if sp.mode == "val" and sp.st is st and
                  not sp.inactive and not any(kind == "a" for _, kind, _ in st.leaves())]
         out = []
-        if srcs and rst.random() < 0.5:
+        if fn.sret_views:
+            # its pointer fields views of an array parameter (DESIGN.md
+            # 8.46): every field assigned, a pointer `x + k` or `&x[k]`
+            backing = {}
+            for path, (a, k) in fn.sret_views.items():
+                info = next(i for pt, kd, i in st.leaves() if pt == path)
+                v = self.rvw.choice(["%s + %d" % (a, k), "&%s[%d]" % (a, k)] +
+                                    ([a] if k == 0 else []))
+                backing[path] = v if info[0] else "(@T *)(%s)" % v
+            fn.nvar += 1
+            nm = "sr%d" % fn.nvar
+            out.append(S(self, "raw", "%s %s;" % (rst.choice(st.spells), nm), fixed=True))
+            out += self.assign_fields(c, st, nm + ".", backing)
+        elif srcs and rst.random() < 0.5:
             nm = rst.choice(srcs)
         else:
             fn.nvar += 1
@@ -2163,7 +2183,7 @@ class Gen:
         v = self.newvar(fn)
         out.append(S(self, "raw", "@T %s = tanh({0});" % v, [self.use_all(c)], fixed=True))
         for path, kind, info in st.leaves():
-            if kind == "i":  # an integer field: exact, no tangent
+            if kind in ("i", "p"):  # an integer field: exact, no tangent; a view
                 continue
             for lv in ([path] if kind == "f" else ["%s[%d]" % (path, k) for k in range(info)]):
                 out.append(S(self, "raw", "%s.%s = #0.5 * %s.%s + #0.1 * %s;" % (nm, lv, nm, lv, v),
@@ -2192,6 +2212,7 @@ class Gen:
         fn.allocs = False
         fn.need = 2  # array elements its body reads at constant indices (x[1])
         fn.sparams, fn.slocals, fn.souts, fn.sret = [], [], False, None
+        fn.sret_views = {}
         fn.inout = None
         if fn.kind == "array":
             fn.arrays = ["x"] + (["w"] if r.random() < 0.4 else [])
@@ -2254,7 +2275,24 @@ class Gen:
                 int_ok = "small" if self.rsa.random() < 0.5 else False
                 if int_ok and self.rwa.random() < 0.4:
                     int_ok = True  # 64-bit fields too, as two doubles each
-                fn.sret = self.pick_stype(T, ptr_ok=False, int_ok=int_ok)
+                # a pointer field: a view of a plain array parameter
+                # (not rows), at an offset where its length fits
+                bases = [a for a in fn.arrays if a not in fn.rows]
+                views = bool(bases and self.rvw.random() < 0.4)
+                if views:
+                    int_ok = int_ok or "small"  # (a pointer field has its length)
+                fn.sret = self.pick_stype(T, ptr_ok=views, int_ok=int_ok)
+                for _ in range(4 if views else 0):
+                    if fn.sret.has_ptr:
+                        break
+                    fn.sret = self.pick_stype(T, ptr_ok=True, int_ok=int_ok)
+                fn.sret_views = {}
+                if any(kind == "p" and info[2] > n for _, kind, info in fn.sret.leaves()):
+                    fn.sret = self.pick_stype(T, ptr_ok=False, int_ok=int_ok)
+                for path, kind, info in fn.sret.leaves():
+                    if kind == "p":
+                        fn.sret_views[path] = (self.rvw.choice(bases),
+                                               self.rvw.randint(0, n - info[2]))
                 fn.sret_spell = self.rst.choice(fn.sret.spells)
         # (not with struct parameters or a struct result: the function is
         # then flattened, and reverse mode refuses an in-out field, a
@@ -2755,6 +2793,22 @@ def struct_harness(fn, nin, nout):
         pre["fwd"].append("%s gsdr;" % fn.sret_spell)
         pre["rev"].append("%s gsrb;" % fn.sret_spell)
         for path, kind, info in fn.sret.leaves():
+            if kind == "p":
+                # a view of an array parameter (DESIGN.md 8.46): its
+                # elements are outputs; f_fwd's shadow points into the
+                # array's tangents, and f_rev leaves the seeds of the data
+                # to the caller, who adds them into the array's adjoint
+                a, k = fn.sret_views[path]
+                at = fn.arrays.index(a) * fn.n + k
+                pre["fwd"].append("gsdr.%s = 0;" % path)
+                pre["rev"].append("gsrb.%s = 0;" % path)
+                for j in range(info[2]):
+                    for m in ("f", "fwd", "rev"):
+                        post[m].append("out[%d] = gsr.%s[%d];" % (nout, path, j))
+                    post["fwd"].append("dout[%d] = gsdr.%s[%d];" % (nout, path, j))
+                    post["rev"].append("bin[%d] += bout[%d];" % (at + j, nout))
+                    nout += 1
+                continue
             if kind == "i":
                 # as f's in every mode; the shadow's is ignored
                 pre["rev"].append("gsrb.%s = 77;" % path)
