@@ -257,6 +257,18 @@ def statement_points(toks, f):
     return [i + 1 for i in range(f.lbrace, f.rbrace) if toks[i].text in (";", "{", "}")]
 
 
+# Helpers the struct injections call: a struct result read inside
+# expressions, and one whose pointer field is a view of its argument.
+MK_FZ = ("struct V_fz { double x; double w[2]; };\n"
+         "__attribute__((differentiable)) static struct V_fz mk_fz(double a) {\n"
+         "  struct V_fz r = {a * a, {a + 1, 2 * a}};\n  return r;\n}\n"
+         "__attribute__((differentiable)) static double nrm_fz(struct V_fz v) {\n"
+         "  return v.x * 0.5 + v.w[0] * v.w[1];\n}\n")
+VW_FZ = ("struct W_fz { const double *d; int n; };\n"
+         "__attribute__((differentiable)) static struct W_fz vw_fz(const double *a, int k) {\n"
+         "  struct W_fz r = {a + k, 3 - k};\n  return r;\n}\n")
+
+
 def injections(rng, v, fname, nparams, args):
     """Statements (and optional file-level prefixes) that use unsupported or
     odd constructs.  v is a variable of the function."""
@@ -368,6 +380,18 @@ def injections(rng, v, fname, nparams, args):
         ("struct_ptr_uninit", "{ struct U_fz { double a; } s_ = { %s }; struct U_fz *p_; p_ = &s_; %s = p_->a; }" % (v, v), ""),
         ("struct_array_local", "{ struct A_fz { double a; } s_[2] = { { %s }, { 1 } }; %s = s_[1].a + s_[0].a; }" % (v, v), ""),
         ("struct_array_global", "%s = %s * g_pts_fz[1].x + g_pts_fz[0].k;" % (v, v), "static const struct G_fz { double x; int k; } g_pts_fz[2] = { { 1, 2 }, { 3, 4 } };\n"),
+        # issue 8: structs a call returns used inside expressions, views
+        # returned in structs, pointer differences and pointer walks
+        ("struct_call_value", "%s = mk_fz(%s).x * mk_fz(%s + 1).w[1] + mk_fz(%s).w[0];" % (v, v, v, v),
+         MK_FZ),
+        ("struct_call_nested", "%s = nrm_fz(mk_fz(nrm_fz(mk_fz(%s)))) * %s;" % (v, v, v), MK_FZ),
+        ("struct_call_cond", "%s = %s > 0 ? mk_fz(%s).x : %s;" % (v, v, v, v), MK_FZ),
+        ("struct_call_loop", "{ for (int i_ = 0; i_ < 3; i_++) %s = mk_fz(%s * i_).w[i_ %% 2] + %s; }" % (v, v, v),
+         MK_FZ),
+        ("struct_view_ret", "{ double b_[3] = {%s, 1, 2}; %s = vw_fz(b_, 1).d[1] * vw_fz(b_, 0).d[0] + vw_fz(b_, 2).n; }" % (v, v),
+         VW_FZ),
+        ("ptr_diff", "{ double b_[4] = {%s, 1, 2, 3}; const double *p_ = b_ + 2; %s = %s * (double)(p_ - b_) + p_[1]; }" % (v, v, v), ""),
+        ("ptr_walk", "{ double b_[3] = {%s, 2, %s}; double s_ = 0; for (const double *p_ = b_; p_ < b_ + 3; p_++) s_ += *p_ * (double)(p_ - b_); %s = s_; }" % (v, v, v), ""),
         ("exit", "if (%s != %s) exit(1);" % (v, v), "#include <stdlib.h>\n"),
         ("abort", "if (%s != %s) __builtin_abort();" % (v, v), ""),
         ("unreachable", "if (%s != %s) __builtin_unreachable();" % (v, v), ""),
