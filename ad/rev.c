@@ -79,6 +79,8 @@ typedef struct IfRev {
   Bindings rev[2]; /* reverse sweep of each branch (residuals renamed) */
   PtrVec outer_vars[2]; /* Var*: outer variables a branch contributes to */
   PtrVec outer_vals[2]; /* Expr* atoms: the summed contributions */
+  bool logs;       /* its primal pushes on the undo log: its reverse must
+                      run, to take back what it pushed, cotangent or not */
 } IfRev;
 
 /* An array leaf of an if's result that one branch makes and the other
@@ -821,6 +823,8 @@ static void primal_if(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   Expr *iff = ex_if(s->a, rhs->args[0], branches[0], branches[1]);
   iff->type = ty_tuple(s->a, nslots + 1, types);
   iff->loc = rhs->loc;
+  info->logs = expr_contains(iff, E_LOGPUSH) || expr_contains(iff, E_LOGSAVE) ||
+               expr_contains(iff, E_LOGMARK);
   Expr *pr = bind(s, primal, arena_printf(s->a, "%s_if", x->name), iff);
   bindings_push(s->a, primal, x, ex_get(s->a, 0, pr));
   Expr **outer = arena_alloc(s->a, sizeof(Expr *) * (size_t)(nslots + 1));
@@ -4383,11 +4387,14 @@ static Expr *rev_block(Rev *s, Expr *e, Expr *ct, Bindings *primal, Bindings *re
     Expr *arhs = b.rhss.items[i];
     if (varmap_has(&s->fold_mark, x) || varmap_get(&s->stored, x) ||
         (arhs->kind == E_IF && varmap_has(&s->if_rev, x) &&
-         (expr_contains(arhs, E_UPDATE) || has_active_array(x->type)))) {
+         (expr_contains(arhs, E_UPDATE) || has_active_array(x->type) ||
+          ((IfRev *)varmap_get(&s->if_rev, x))->logs))) {
       /* a loop carrying arrays runs its reverse even without a scalar
        * cotangent: its arrays' cotangents are in their buffers, and the
        * undo log must give back what it wrote; so does an if whose
-       * branches make or update arrays */
+       * branches make or update arrays, or push on the log (a stored
+       * loop in a branch whose result only a comparison reads: gen seed
+       * 193384) */
       Contrib *c = take_contribs(s, x);
       Expr *total = c ? sum_contribs(s, x, c) : ex_zero(s->a, type_tangent(s->a, x->type));
       Expr *ct_x = expr_is_atom(total) ? total : bind(s, reverse, bname(s, x), total);
