@@ -18,13 +18,15 @@
 typedef struct AdOptions {
   FILE *dump; /* when non-NULL, every stage is printed here */
   bool forward_only; /* only f$fwd: no reverse mode (plugin's forward-only) */
+  bool reverse_only; /* no f$fwd: reverse mode alone (plugin's reverse-only) */
   bool recompute;    /* loops never store residuals (plugin's recompute):
                         every reverse step recomputes its step (DESIGN 8.22) */
 } AdOptions;
 
 /* Requires: f type-checks in CHECK_SOURCE mode, and every function it calls
  * has been differentiated already. Guarantees: f$fwd, f$rev, f$aug and f$bwd
- * are in the module, type-check in CHECK_FINAL mode (no linear map left), and
+ * are in the module (f$fwd alone with forward_only, all but f$fwd with
+ * reverse_only), type-check in CHECK_FINAL mode (no linear map left), and
  * compute the derivatives of f. On failure returns false with a message. */
 bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err);
 

@@ -274,7 +274,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     nameset_free(&names);
     return false;
   }
-  Func *fwd = ad_forward(m, fr, &names);
+  Func *fwd = opt && opt->reverse_only ? NULL : ad_forward(m, fr, &names);
   if (opt && opt->forward_only) {
     nameset_free(&names);
     bool fok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
@@ -301,9 +301,11 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!rev || !for_halves)
     return false;
 
-  ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
-  dump_func(opt, "forward derivative with linear maps", fwd);
-  ok = ok && optimise(m, fwd, opt, err);
+  if (fwd) {
+    ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
+    dump_func(opt, "forward derivative with linear maps", fwd);
+    ok = ok && optimise(m, fwd, opt, err);
+  }
   ok = ok && check_stage(m, rev, CHECK_AD, "reverse CHAD", err);
   dump_func(opt, "reverse derivative with linear maps", rev);
   ok = ok && optimise(m, rev, opt, err);

@@ -3050,6 +3050,12 @@ char *emit_prototypes_forward(Module *m, const Func *f) {
   return sb_take(&out);
 }
 
+char *emit_prototypes_reverse(Module *m, const Func *f) {
+  StrBuf out = {0};
+  emit_contract_proto(m, &out, f, FN_REV);
+  return sb_take(&out);
+}
+
 /* Integer arithmetic that overflows or divides by zero is the input's
  * undefined behaviour, and clang says nothing about it there when its
  * operands are variables. Passing constants on (z = INT_MAX; z + 1
@@ -3091,13 +3097,16 @@ static void emit_special(StrBuf *out) {
   sb_puts(out, "#endif\n\n");
 }
 
-/* forward_only: f_fwd alone (the others were never made). */
-static char *definitions(Module *m, const Func *f, bool forward_only, Diag *err) {
+/* The derivatives `modes` asks for (EMIT_FWD, EMIT_REV or both); with
+ * EMIT_REV the halves f__aug and f__bwd too, when f has them. */
+enum { EMIT_FWD = 1, EMIT_REV = 2 };
+static char *definitions(Module *m, const Func *f, int modes, Diag *err) {
   Func *fns[4];
   const char *suffix[4] = {"aug", "bwd", "fwd", "rev"};
   for (int i = 0; i < 4; i++) {
-    fns[i] = forward_only && i != 2 ? NULL : module_find(m, ad_name(m, f->name, suffix[i]));
-    if (!fns[i] && (forward_only ? i == 2 : i >= 2)) {
+    bool wanted = modes & (i == 2 ? EMIT_FWD : EMIT_REV);
+    fns[i] = wanted ? module_find(m, ad_name(m, f->name, suffix[i])) : NULL;
+    if (!fns[i] && wanted && i >= 2) {
       diag_set(err, f->loc, "internal error: '%s' was not differentiated", f->name);
       return NULL;
     }
@@ -3119,8 +3128,8 @@ static char *definitions(Module *m, const Func *f, bool forward_only, Diag *err)
     ok = emit_function(m, &out, FN_AUG, f, fns[0], err) &&
          emit_function(m, &out, FN_BWD, f, fns[1], err);
   }
-  ok = ok && emit_function(m, &out, FN_FWD, f, fns[2], err) &&
-       (forward_only || emit_function(m, &out, FN_REV, f, fns[3], err));
+  ok = ok && (!fns[2] || emit_function(m, &out, FN_FWD, f, fns[2], err)) &&
+       (!fns[3] || emit_function(m, &out, FN_REV, f, fns[3], err));
   if (!ok) {
     free(sb_take(&out));
     return NULL;
@@ -3130,9 +3139,13 @@ static char *definitions(Module *m, const Func *f, bool forward_only, Diag *err)
 }
 
 char *emit_definitions(Module *m, const Func *f, Diag *err) {
-  return definitions(m, f, false, err);
+  return definitions(m, f, EMIT_FWD | EMIT_REV, err);
 }
 
 char *emit_definitions_forward(Module *m, const Func *f, Diag *err) {
-  return definitions(m, f, true, err);
+  return definitions(m, f, EMIT_FWD, err);
+}
+
+char *emit_definitions_reverse(Module *m, const Func *f, Diag *err) {
+  return definitions(m, f, EMIT_REV, err);
 }

@@ -87,13 +87,23 @@ struct LoweredFunction {
   // A function that takes or returns structs (structs.h) is lowered as the
   // flat function `sig.name`, whose derivatives are static: these are the C
   // text of f_fwd/f_rev with the struct signature of DESIGN.md section 1
-  // (prototypes, and definitions that call the flat derivatives). Empty for
-  // every other function.
-  std::string wrapperPrototypes, wrapperDefinitions;
+  // (prototypes, and definitions that call the flat derivatives), [0]
+  // f_fwd's and [1] f_rev's, after the preamble they need (the flat
+  // primal). Empty for every other function.
+  std::string wrapperPrototypes[2], wrapperDefinitions[2], wrapperPreamble;
+  bool hasWrappers() const { return !wrapperPrototypes[0].empty(); }
 };
 
 LoweredFunction lowerFunction(const clang::FunctionDecl *fd, Arena *arena,
                               SourceLocs &locs);
+
+// Which derivatives the plugin makes (its forward-only and reverse-only
+// arguments; both by default): a call of a CHAD_CUSTOM function g needs
+// g_fwd declared only when f_fwd is made, g_rev only when f_rev is.
+struct Directions {
+  bool forward = true, reverse = true;
+};
+void setDirections(Directions wanted);
 
 } // namespace chad
 

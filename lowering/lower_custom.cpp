@@ -3,7 +3,8 @@
 // Requires: `callee` is marked CHAD_CUSTOM (isCustom). Guarantees: either
 // an ordinary IR call of the callee, whose IR signature (Func.is_custom, no
 // body) is recorded in `customs` for the module, after checking that the
-// user declared g_fwd and g_rev before the call with exactly the signatures
+// user declared g_fwd and g_rev (those the plugin makes derivatives of:
+// setDirections) before the call with exactly the signatures
 // the contract gives g; or a located error that names the call and says
 // what was expected. A call of a custom function that writes arrays (each
 // declared with its length, `double y[n]`) is lowered by effectCall, like
@@ -22,6 +23,13 @@
 #include <algorithm>
 
 namespace chad {
+
+// One compilation makes one set of derivatives: set once, from the
+// plugin's arguments, before the first function is lowered.
+static Directions directions;
+
+void setDirections(Directions wanted) { directions = wanted; }
+
 namespace lowering_detail {
 
 // A parameter's name in messages and in the IR: unnamed parameters of a
@@ -232,8 +240,10 @@ void Lowerer::registerCustom(const CallExpr *c, const FunctionDecl *callee) {
     fail(loc, "call to CHAD_CUSTOM function '" + name + "': variadic functions "
               "are not supported");
   Signature sig = customSignature(callee, loc);
-  checkCustomDerivative(callee, sig, /*reverse=*/false, loc);
-  checkCustomDerivative(callee, sig, /*reverse=*/true, loc);
+  if (directions.forward)
+    checkCustomDerivative(callee, sig, /*reverse=*/false, loc);
+  if (directions.reverse)
+    checkCustomDerivative(callee, sig, /*reverse=*/true, loc);
   const FunctionDecl *canonical = callee->getCanonicalDecl();
   if (std::find(customDecls.begin(), customDecls.end(), canonical) == customDecls.end()) {
     customDecls.push_back(canonical);

@@ -297,8 +297,10 @@ public:
   FlatSig &signature(const FunctionDecl *f);
   void flattenBody(FlatSig &sig);
   void restore();
-  static std::string wrappers(const FlatSig &sig, bool prototypesOnly,
+  // f_fwd's (rev false) or f_rev's wrapper, as a prototype or a definition
+  static std::string wrappers(const FlatSig &sig, bool rev, bool prototypesOnly,
                               const Signature *lowered = nullptr);
+  static std::string wrapperPreamble(const FlatSig &sig);
   static std::string flatPrimal(const FlatSig &sig);
 
 private:
@@ -2377,7 +2379,7 @@ QualType pointerShadow(QualType t, bool rev, const ASTContext &c, const ParamCla
 
 // `lowered`: the flat function's signature, whose parameter classes decide
 // the shadows' const (null before it is lowered).
-std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly,
+std::string Flattener::wrappers(const FlatSig &sig, bool rev, bool prototypesOnly,
                                 const Signature *lowered) {
   const FunctionDecl *f = sig.orig;
   const ASTContext &c = f->getASTContext();
@@ -2386,7 +2388,7 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly,
   bool isStatic = !f->isExternallyVisible();
   std::string linkage = isStatic ? "static __attribute__((unused)) " : "";
   std::string out;
-  for (int rev = 0; rev < 2; rev++) {
+  {
     std::set<std::string> taken;
     for (const FlatParam &fp : sig.params)
       taken.insert(fp.parm->getNameAsString());
@@ -2522,10 +2524,8 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly,
     for (size_t i = 0; i < params.size(); i++)
       sigText += (i ? ", " : "") + params[i];
     sigText += params.empty() ? "void)" : ")";
-    if (prototypesOnly) {
-      out += sigText + ";\n";
-      continue;
-    }
+    if (prototypesOnly)
+      return sigText + ";\n";
     call = flat + (rev ? "_rev(" : "_fwd(");
     for (size_t i = 0; i < args.size(); i++)
       call += (i ? ", " : "") + args[i];
@@ -2539,11 +2539,15 @@ std::string Flattener::wrappers(const FlatSig &sig, bool prototypesOnly,
       out += "  return " + call + ";\n";
     out += "}\n\n";
   }
-  if (!prototypesOnly)
-    out = "/* chad: '" + name + "' takes or returns structs: " + name +
-          "_fwd and " + name + "_rev pass their fields to the derivatives "
-          "of " + flat + " */\n" + flatPrimal(sig) + out;
   return out;
+}
+
+// What the wrappers' definitions need before them: the flat primal.
+std::string Flattener::wrapperPreamble(const FlatSig &sig) {
+  std::string name = sig.orig->getNameAsString();
+  return "/* chad: '" + name + "' takes or returns structs: " + name + "_fwd and " + name +
+         "_rev pass their fields to the derivatives of " + sig.flat->getNameAsString() +
+         " */\n" + flatPrimal(sig);
 }
 
 // The flat function itself as C, for the derivatives of callers that call
@@ -2732,7 +2736,8 @@ LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
   try {
     sig = &fl.signature(fd);
     if (sig->structSignature())
-      out.wrapperPrototypes = Flattener::wrappers(*sig, true);
+      for (int rev = 0; rev < 2; rev++)
+        out.wrapperPrototypes[rev] = Flattener::wrappers(*sig, rev, true);
     fl.flattenBody(*sig);
   } catch (const StructError &e) {
     out.error = LowerError{e.loc, e.what};
@@ -2742,8 +2747,11 @@ LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
   fl.restore();
   if (sig->structSignature()) {
     const Signature *lowered = out.signatureOk ? &out.sig : nullptr;
-    out.wrapperPrototypes = Flattener::wrappers(*sig, true, lowered);
-    out.wrapperDefinitions = Flattener::wrappers(*sig, false, lowered);
+    for (int rev = 0; rev < 2; rev++) {
+      out.wrapperPrototypes[rev] = Flattener::wrappers(*sig, rev, true, lowered);
+      out.wrapperDefinitions[rev] = Flattener::wrappers(*sig, rev, false, lowered);
+    }
+    out.wrapperPreamble = Flattener::wrapperPreamble(*sig);
     out.sig.isStatic = true; // only the wrappers call the flat derivatives
   }
   for (CalleeUse &u : out.callees) {

@@ -68,7 +68,9 @@ ChadConsumer::ChadConsumer(clang::CompilerInstance &ci, PluginOptions options,
     : ci(ci), options(std::move(options)), module(module_new()),
       locs(ci.getSourceManager(), module->arena),
       splicer(ci, std::move(generatedName), inputName),
-      report(ci.getDiagnostics()), inputName(std::move(inputName)) {}
+      report(ci.getDiagnostics()), inputName(std::move(inputName)) {
+  setDirections({!this->options.reverseOnly, !this->options.forwardOnly});
+}
 
 ChadConsumer::~ChadConsumer() { module_free(module); }
 
@@ -154,23 +156,21 @@ void ChadConsumer::handleDefinition(const clang::FunctionDecl *fd) {
     u.func->rows = rowsOf(module, sig);
     u.status = Status::Waiting;
     u.prototypes = prototypesOf(u.func);
-  } else if (lowered.signatureOk && lowered.wrapperPrototypes.empty()) {
+  } else if (lowered.signatureOk && !lowered.hasWrappers()) {
     // The body failed, the signature did not: its prototypes still spare
     // the user's later calls of f_fwd/f_rev a second, confusing error.
     u.prototypes = prototypesOfSignature(lowered.sig);
   }
   u.isStatic = !fd->isExternallyVisible();
-  if (!lowered.wrapperPrototypes.empty() && options.forwardOnly && u.func) {
-    // the struct wrappers call f_rev too: not made in this mode
-    report.cannotDifferentiate(fd->getLocation(), nameOf(fd),
-                               "structs as parameters or result are not "
-                               "supported with forward-only yet");
-    u.func = nullptr;
-    u.status = Status::Failed;
-  } else if (!lowered.wrapperPrototypes.empty()) {
+  if (lowered.hasWrappers()) {
     // the contract's prototypes, not the flat function's
-    u.prototypes = lowered.wrapperPrototypes;
-    u.wrappers = lowered.wrapperDefinitions;
+    u.prototypes.clear();
+    for (int rev = 0; rev < 2; rev++)
+      if (rev ? !options.forwardOnly : !options.reverseOnly) {
+        u.prototypes += lowered.wrapperPrototypes[rev];
+        u.wrappers += lowered.wrapperDefinitions[rev];
+      }
+    u.wrappers = lowered.wrapperPreamble + u.wrappers;
   }
   units[key] = u;
   order.push_back(key);
@@ -198,8 +198,9 @@ void ChadConsumer::addCustoms(const std::vector<Signature> &customs) {
 }
 
 std::string ChadConsumer::prototypesOf(Func *f) {
-  return take(options.forwardOnly ? emit_prototypes_forward(module, f)
-                                  : emit_prototypes(module, f));
+  return take(options.forwardOnly   ? emit_prototypes_forward(module, f)
+              : options.reverseOnly ? emit_prototypes_reverse(module, f)
+                                    : emit_prototypes(module, f));
 }
 
 // Prototypes of a function that stays out of the module: made in a scratch
@@ -212,8 +213,9 @@ std::string ChadConsumer::prototypesOfSignature(const Signature &sig) {
   f->is_static = sig.isStatic;
   f->classes = classesOf(scratch, sig);
   f->rows = rowsOf(scratch, sig);
-  std::string text = take(options.forwardOnly ? emit_prototypes_forward(scratch, f)
-                                              : emit_prototypes(scratch, f));
+  std::string text = take(options.forwardOnly   ? emit_prototypes_forward(scratch, f)
+                          : options.reverseOnly ? emit_prototypes_reverse(scratch, f)
+                                                : emit_prototypes(scratch, f));
   module_free(scratch);
   return text;
 }
@@ -315,14 +317,15 @@ std::string ChadConsumer::differentiate(Unit &u) {
   AdOptions ad = {};
   ad.dump = dump ? stderr : nullptr;
   ad.forward_only = options.forwardOnly;
+  ad.reverse_only = options.reverseOnly;
   ad.recompute = options.recompute;
   if (!ad_differentiate(module, u.func, &ad, &err)) {
     reportCoreError(u, err, /*internal=*/false);
     return "";
   }
-  char *definitions = options.forwardOnly
-                            ? emit_definitions_forward(module, u.func, &err)
-                            : emit_definitions(module, u.func, &err);
+  char *definitions = options.forwardOnly   ? emit_definitions_forward(module, u.func, &err)
+                      : options.reverseOnly ? emit_definitions_reverse(module, u.func, &err)
+                                            : emit_definitions(module, u.func, &err);
   if (!definitions) {
     reportCoreError(u, err, /*internal=*/false);
     return "";

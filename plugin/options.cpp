@@ -20,9 +20,13 @@ bool parsePluginArg(const std::string &arg, PluginOptions &options,
     options.dumpAll = true;
     return true;
   }
-  if (arg == "forward-only") {
-    options.forwardOnly = true;
-    return true;
+  if (arg == "forward-only" || arg == "reverse-only") {
+    (arg == "forward-only" ? options.forwardOnly : options.reverseOnly) = true;
+    if (!(options.forwardOnly && options.reverseOnly))
+      return true;
+    error = "chad: plugin arguments 'forward-only' and 'reverse-only' exclude "
+            "each other (give neither to make both f_fwd and f_rev)";
+    return false;
   }
   if (arg == "recompute") {
     options.recompute = true;

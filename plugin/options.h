@@ -8,6 +8,8 @@
 //   header=FILE    write FILE, a header declaring the TU's f_fwd/f_rev
 //   forward-only   make f_fwd only (no f_rev): for code whose reverse mode
 //                  is not built yet, and for users who need only tangents
+//   reverse-only   make f_rev only (no f_fwd): for users who need only
+//                  gradients (about half the generated code)
 //   recompute      loops in f_rev never store residuals: each reverse step
 //                  recomputes its step (less memory, more time; DESIGN 8.22)
 // and explains anything else in `error`, so the plugin can refuse to run
@@ -26,6 +28,7 @@ struct PluginOptions {
   std::string emitDir;    // empty: write nothing
   std::string headerFile; // empty: write no header
   bool forwardOnly = false; // f_fwd only, no f_rev
+  bool reverseOnly = false; // f_rev only, no f_fwd
   bool recompute = false;   // loops never store residuals in f_rev
 
   bool wantsDump(const std::string &function) const {

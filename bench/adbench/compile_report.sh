@@ -36,17 +36,20 @@ sizes() {
 one() {
     local name=$1 plain_src=$2 plugin_src=$3 plain_flags=$4
     shift 4
-    local obj=$tmp/plugin.o t_plain t_plugin err
+    local obj=$tmp/plugin.o t_plain t_plugin t_rev err
     # shellcheck disable=SC2086 # plain_flags is a list of flags
     t_plain=$(median_ms "$clang" -O2 $plain_flags "$@" -c "$plain_src" -o "$tmp/plain.o") || t_plain=fails
     if "$clang" -fplugin="$plugin" -O2 "$@" -c "$plugin_src" -o "$obj" 2>"$tmp/err"; then
         t_plugin=$(median_ms "$clang" -fplugin="$plugin" -O2 "$@" -c "$plugin_src" -o "$obj")
-        awk -v n="$name" -v a="$t_plain" -v b="$t_plugin" \
-            'BEGIN { printf "| %s | %s | %s | %.2f |\n", n, a, b, (a > 0 ? b / a : 0) }' >>"$tmp/times"
+        t_rev=$(median_ms "$clang" -fplugin="$plugin" -fplugin-arg-chad-reverse-only -O2 "$@" \
+            -c "$plugin_src" -o "$tmp/rev.o") || t_rev=fails
+        awk -v n="$name" -v a="$t_plain" -v b="$t_plugin" -v r="$t_rev" \
+            'BEGIN { printf "| %s | %s | %s | %.2f | %s | %.2f |\n", n, a, b, (a > 0 ? b / a : 0),
+                     r, (a > 0 && r != "fails" ? r / a : 0) }' >>"$tmp/times"
         sizes "$obj" "$name" >>"$tmp/sizes"
     else
         err=$(grep -m1 'error:' "$tmp/err" | sed -e 's|^.*/||' || true)
-        printf '| %s | %s | chad: not yet (%s) | |\n' "$name" "$t_plain" "$err" >>"$tmp/times"
+        printf '| %s | %s | chad: not yet (%s) | | | |\n' "$name" "$t_plain" "$err" >>"$tmp/times"
     fi
 }
 
@@ -66,8 +69,8 @@ done
 
 echo "clang -O2 -c, median of $runs runs (ms; shared machine: noisy):"
 echo
-echo "| source | without plugin | with plugin | ratio |"
-echo "|---|---:|---:|---:|"
+echo "| source | without plugin | with plugin | ratio | reverse-only | ratio |"
+echo "|---|---:|---:|---:|---:|---:|"
 cat "$tmp/times"
 echo
 echo "Object code (bytes, nm -S, -O2; helpers inlined into f count as f's;"

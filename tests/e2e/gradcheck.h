@@ -390,8 +390,8 @@ struct gca_problem {
     int nin, nout; /* lengths of x and y, at most GCA_MAX */
     int prec;      /* GC_DOUBLE or GC_FLOAT */
     gca_fn f;
-    gca_fwd_fn fwd;
-    gca_rev_fn rev;
+    gca_fwd_fn fwd; /* NULL when f_fwd is not made (reverse-only) */
+    gca_rev_fn rev; /* NULL when f_rev is not made (forward-only) */
     void *ctx;
 };
 
@@ -522,44 +522,46 @@ static inline void gca_check_point(const struct gca_problem *p, const double *xi
     if (!gca_report(ok, p, x, msg))
         return;
 
-    /* f_fwd: same outputs, exactly; tangents against FD along dx. */
-    /* Each coordinate of dx is scaled like the coordinate (|x_i|, at least
-     * fd_floor), so that a step along dx is small for every input, even
-     * when inputs differ by orders of magnitude (a time step and a
-     * stiffness, say). */
-    for (i = 0; i < p->nin; i++)
-        dx[i] = gca_round(p->prec, gc_rand() * fmax(fabs(x[i]), t->fd_floor));
-    gca_nan(y1, p->nout);
-    gca_nan(dy, p->nout);
-    p->fwd(x, dx, y1, dy, p->ctx);
-    ok = 1;
-    for (j = 0; j < p->nout; j++)
-        if (!(y1[j] == y0[j])) {
-            snprintf(msg, sizeof msg, "output %d: f_fwd gives %.17g, f gives %.17g", j, y1[j], y0[j]);
-            ok = 0;
-            break;
-        }
-    gca_report(ok, p, x, msg);
-    /* A function that curves fast (cos of a large sum, say) has a
-     * truncation error that the estimate misses at the first step: a
-     * disagreement is checked again at smaller steps, where a right
-     * tangent agrees and a wrong one does not. */
-    for (k = 0, ok = 0; k < gca_steps(p) && !ok; k++) {
-        gca_fd(p, x, dx, -1, t->fd_step * gca_step_scale[k], fd, fde);
+    if (p->fwd) { /* NULL: reverse mode only (a problem whose f_fwd is not made) */
+        /* f_fwd: same outputs, exactly; tangents against FD along dx. */
+        /* Each coordinate of dx is scaled like the coordinate (|x_i|, at least
+         * fd_floor), so that a step along dx is small for every input, even
+         * when inputs differ by orders of magnitude (a time step and a
+         * stiffness, say). */
+        for (i = 0; i < p->nin; i++)
+            dx[i] = gca_round(p->prec, gc_rand() * fmax(fabs(x[i]), t->fd_floor));
+        gca_nan(y1, p->nout);
+        gca_nan(dy, p->nout);
+        p->fwd(x, dx, y1, dy, p->ctx);
         ok = 1;
-        for (j = 0; j < p->nout; j++) {
-            err = fabs(dy[j] - fd[j]);
-            tol = t->grad_rtol * fmax(fabs(dy[j]), fabs(fd[j])) + t->grad_atol * (1 + fabs(y0[j])) +
-                  gca_retry_estimate(k, fde[j], fmax(fabs(dy[j]), fabs(fd[j])));
-            if (!(err <= tol) && ok) {
-                snprintf(msg, sizeof msg,
-                         "output %d: f_fwd tangent %.17g, finite differences along dx %.17g (error %.3g > tol %.3g)",
-                         j, dy[j], fd[j], err, tol);
+        for (j = 0; j < p->nout; j++)
+            if (!(y1[j] == y0[j])) {
+                snprintf(msg, sizeof msg, "output %d: f_fwd gives %.17g, f gives %.17g", j, y1[j], y0[j]);
                 ok = 0;
+                break;
+            }
+        gca_report(ok, p, x, msg);
+        /* A function that curves fast (cos of a large sum, say) has a
+         * truncation error that the estimate misses at the first step: a
+         * disagreement is checked again at smaller steps, where a right
+         * tangent agrees and a wrong one does not. */
+        for (k = 0, ok = 0; k < gca_steps(p) && !ok; k++) {
+            gca_fd(p, x, dx, -1, t->fd_step * gca_step_scale[k], fd, fde);
+            ok = 1;
+            for (j = 0; j < p->nout; j++) {
+                err = fabs(dy[j] - fd[j]);
+                tol = t->grad_rtol * fmax(fabs(dy[j]), fabs(fd[j])) + t->grad_atol * (1 + fabs(y0[j])) +
+                      gca_retry_estimate(k, fde[j], fmax(fabs(dy[j]), fabs(fd[j])));
+                if (!(err <= tol) && ok) {
+                    snprintf(msg, sizeof msg,
+                             "output %d: f_fwd tangent %.17g, finite differences along dx %.17g (error %.3g > tol %.3g)",
+                             j, dy[j], fd[j], err, tol);
+                    ok = 0;
+                }
             }
         }
+        gca_report(ok, p, x, msg);
     }
-    gca_report(ok, p, x, msg);
     if (!p->rev) /* forward mode only (a problem whose f_rev is not made) */
         return;
 
@@ -622,20 +624,22 @@ static inline void gca_check_point(const struct gca_problem *p, const double *xi
     }
     gca_report(ok, p, x, msg);
 
-    /* Duality: <J dx, y_b> == <dx, J^T y_b>. */
-    lhs = rhs = scale = 0;
-    for (j = 0; j < p->nout; j++) {
-        lhs += dy[j] * yb[j];
-        scale += fabs(dy[j] * yb[j]);
+    if (p->fwd) {
+        /* Duality: <J dx, y_b> == <dx, J^T y_b>. */
+        lhs = rhs = scale = 0;
+        for (j = 0; j < p->nout; j++) {
+            lhs += dy[j] * yb[j];
+            scale += fabs(dy[j] * yb[j]);
+        }
+        for (i = 0; i < p->nin; i++) {
+            rhs += dx[i] * g[i];
+            scale += fabs(dx[i] * g[i]);
+        }
+        err = fabs(lhs - rhs);
+        snprintf(msg, sizeof msg, "duality: <f_fwd tangent, y_b> = %.17g but <dx, f_rev gradient> = %.17g (error %.3g)",
+                 lhs, rhs, err);
+        gca_report(err <= 10 * t->exact_rtol * scale + gc_dual_floor(t, vscale, x, dx, p->nin), p, x, msg);
     }
-    for (i = 0; i < p->nin; i++) {
-        rhs += dx[i] * g[i];
-        scale += fabs(dx[i] * g[i]);
-    }
-    err = fabs(lhs - rhs);
-    snprintf(msg, sizeof msg, "duality: <f_fwd tangent, y_b> = %.17g but <dx, f_rev gradient> = %.17g (error %.3g)",
-             lhs, rhs, err);
-    gca_report(err <= 10 * t->exact_rtol * scale + gc_dual_floor(t, vscale, x, dx, p->nin), p, x, msg);
 
     /* The seed scales the gradient. */
     for (j = 0; j < p->nout; j++)

@@ -26,3 +26,15 @@ fi
 "$clangxx" -std=c++11 $warn -I. -c "$here/caller.cpp" -o caller.o
 "$clangxx" a.o caller.o -o caller -lm
 ./caller
+
+# With reverse-only the header declares f_rev alone, as the object defines.
+"$clang" -fplugin="$plugin" -fplugin-arg-chad-header=rev_chad.h -fplugin-arg-chad-reverse-only \
+    -std=c11 $warn -I"$include" -c "$here/a.c" -o rev.o
+if grep -q '_fwd' rev_chad.h || ! grep -q '_rev' rev_chad.h; then
+    echo "run.sh: the reverse-only header must declare f_rev and no f_fwd" >&2
+    exit 1
+fi
+if nm rev.o | grep -q '_fwd'; then
+    echo "run.sh: reverse-only defined an f_fwd" >&2
+    exit 1
+fi

@@ -23,10 +23,11 @@ mkdir -p "$work/local" "$work/remote"
 n=0
 for src in "$e2e"/*.c; do
     name=$(basename "$src" .c)
-    # a file reverse mode cannot take yet (tests/e2e/CMakeLists.txt)
+    # a file that tests forward-only or reverse-only (tests/e2e/CMakeLists.txt)
     flags=$base_flags
-    if grep -q 'chad-e2e: forward-only' "$src"; then
-        flags="$flags -fplugin-arg-chad-forward-only"
+    only=$(grep -o -m1 'chad-e2e: [a-z]*-only' "$src" | sed 's/^chad-e2e: //' || true)
+    if [ -n "$only" ]; then
+        flags="$flags -fplugin-arg-chad-$only"
     fi
     case $mode in
     save-temps)
