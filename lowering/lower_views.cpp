@@ -29,7 +29,7 @@ void Lowerer::lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> 
   std::string table;
   if (Expr *ref = init ? tableRef(init, env, tableElem, table) : nullptr) { // into a table
     if (!type_eq(tableElem, arrays.at(v).elem))
-      fail(loc, "pointer '" + v->getNameAsString() + "' has another element type than table '" +
+      fail(loc, "pointer '" + sourceName(v) + "' has another element type than table '" +
                     table + "', which it points into");
     Var *var = var_new(arena, v->getNameAsString().c_str(), ty_array(arena, tableElem));
     out.push_back({var, ref, loc});
@@ -37,13 +37,13 @@ void Lowerer::lowerPointerDecl(const VarDecl *v, Env &env, std::vector<Binding> 
     return;
   }
   if (!init || !viewBase(init))
-    fail(loc, "pointer '" + v->getNameAsString() + "' must be initialised to point "
+    fail(loc, "pointer '" + sourceName(v) + "' must be initialised to point "
                   "into an array ('a', '&a[k]' or 'a + k') where it is declared");
   const VarDecl *base = nullptr;
   Expr *value = lowerArrayRef(init, env, base);
   if (!type_eq(arrays.at(base).elem, arrays.at(v).elem))
-    fail(loc, "pointer '" + v->getNameAsString() + "' has another element type than '" +
-                  base->getNameAsString() + "', which it points into");
+    fail(loc, "pointer '" + sourceName(v) + "' has another element type than '" +
+                  sourceName(base) + "', which it points into");
   Var *var = var_new(arena, v->getNameAsString().c_str(), ty_array(arena, arrays.at(v).elem));
   out.push_back({var, value, loc});
   env.arrays[v] = ArrayVal{var, nullptr};
@@ -77,7 +77,7 @@ void Lowerer::checkPointerUse(const Stmt *s) {
     return;
   if (const auto *d = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts()))
     if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
-      fail(s->getBeginLoc(), "assigning pointer '" + v->getNameAsString() +
+      fail(s->getBeginLoc(), "assigning pointer '" + sourceName(v) +
                                  "' after its declaration is supported only when it "
                                  "always points into the same array (a parameter, a local "
                                  "array or allocated scratch); not supported yet");
@@ -121,10 +121,10 @@ Expr *Lowerer::lowerArrayRef(const CExpr *e, const Env &env, const VarDecl *&bas
   if (const VarDecl *d = arrayDecl(e)) {
     base = d;
     if (arrays.at(d).scalarReplaced)
-      fail(loc, "pointer into array '" + d->getNameAsString() +
+      fail(loc, "pointer into array '" + sourceName(d) +
                     "', which is only ever indexed at constants otherwise; not supported");
     if (ownerOf(d))
-      fail(loc, "pointer into array '" + d->getNameAsString() +
+      fail(loc, "pointer into array '" + sourceName(d) +
                     "', which the loop around it writes; not supported yet");
     return arrayValue(d, loc, env, "points into");
   }
@@ -196,7 +196,7 @@ Expr *Lowerer::lowerPointerDifference(const clang::BinaryOperator *b, const Env 
   Expr *r = offsetInRoot(b->getRHS(), env, right);
   if (left != right)
     fail(loc, "pointer difference '" + text(b) + "' of pointers into different arrays ('" +
-                  left->getNameAsString() + "' and '" + right->getNameAsString() + "')");
+                  sourceName(left) + "' and '" + sourceName(right) + "')");
   return toKind(iSub(l, r, loc), irScalarType(b->getType()), loc);
 }
 
@@ -208,7 +208,7 @@ Expr *Lowerer::lowerReturnedView(const clang::BinaryOperator *b, const std::stri
   SourceLocation loc = b->getExprLoc();
   const auto *base = cast<VarDecl>(cast<DeclRefExpr>(b->getRHS()->IgnoreParenImpCasts())->getDecl());
   std::string must = "the result's pointer field '" + field + "' must point into array "
-                     "parameter '" + base->getNameAsString() + "' (a returned view)";
+                     "parameter '" + sourceName(base) + "' (a returned view)";
   const VarDecl *root = nullptr;
   Expr *at = nullptr;
   try {
@@ -219,7 +219,7 @@ Expr *Lowerer::lowerReturnedView(const clang::BinaryOperator *b, const std::stri
   if (!at)
     fail(loc, must + "; here it is not a pointer into an array parameter");
   if (root != base)
-    fail(loc, must + "; here it points into '" + root->getNameAsString() + "'");
+    fail(loc, must + "; here it points into '" + sourceName(root) + "'");
   return toKind(at, irScalarType(b->getType()), loc);
 }
 

@@ -60,6 +60,10 @@ struct StructError {
 // The differences Flattener::viewOffset made, and the field of each.
 std::map<const clang::Expr *, std::string> viewDifferences;
 
+// The leaves the flattener declared, and the field each stands for as the
+// user wrote it (`p.d`, `q->w`), for the lowering's messages.
+std::map<const clang::VarDecl *, std::string> leafFields;
+
 enum class LeafKind {
   Float,   // double or float scalar field: active
   Int,     // integer, enum or _Bool scalar field: inactive
@@ -1068,6 +1072,11 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
     if (sv.role == StructRole::ByArray && l.written)
       pd->addAttr(AnnotateAttr::CreateImplicit(c, kInOutAnnotation, nullptr, 0));
     l.decl = pd;
+    leafFields[pd] = sv.name +
+                     (sv.role == StructRole::ByPointer ? "->"
+                      : sv.role == StructRole::ByArray ? "[k]."
+                                                       : ".") +
+                     l.path();
     flatParams.push_back(pd);
     types.push_back(t);
   };
@@ -1576,6 +1585,7 @@ Stmt *Flattener::declareLocals(DeclStmt *d) {
                                v->getLocation(), v->getLocation(),
                                &ctx.Idents.get(leafName), t,
                                ctx.getTrivialTypeSourceInfo(t), SC_None);
+      leafFields[l.decl] = v->getNameAsString() + (count ? "[k]." : ".") + l.path();
       if (allocation) // the field's share of the struct's allocation
         l.decl->setInit(ImplicitCastExpr::Create(ctx, t, CK_BitCast,
                                                  reallocate(allocation, sv->type, l), nullptr,
@@ -2716,6 +2726,11 @@ FlatBody::~FlatBody() {
   state->fl.restore();
   flattenedNow.erase(state->orig);
   delete state;
+}
+
+std::string sourceName(const clang::VarDecl *v) {
+  auto it = leafFields.find(v);
+  return it == leafFields.end() ? v->getNameAsString() : it->second;
 }
 
 std::string returnedViewField(const clang::Expr *difference) {

@@ -29,6 +29,7 @@
 
 namespace clang {
 class Expr;
+class VarDecl;
 }
 
 namespace chad {
@@ -40,6 +41,9 @@ bool usesStructs(const clang::FunctionDecl *fd);
 // whose pointer field is a view of array parameter `base` (DESIGN 8.46):
 // the field's name, for the lowering's errors; else empty.
 std::string returnedViewField(const clang::Expr *difference);
+// A variable's name as the user wrote it: for a leaf the flattener
+// declared, the field it stands for (`p.d`, `q->w`); else its own name.
+std::string sourceName(const clang::VarDecl *v);
 LoweredFunction lowerFlattened(const clang::FunctionDecl *fd, Arena *arena,
                                SourceLocs &locs);
 
