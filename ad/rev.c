@@ -2773,7 +2773,9 @@ static bool primal_eager_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   for (int i = 0; i < n; i++) {
     Expr *part = bind(s, &step, "acc", ex_get(s->a, i, ex_var(s->a, st)));
     Expr *add = i == 0 ? r : es->totals.items[i - 1];
-    next[i] = bind(s, &step, "acc", ex_prim2(s->a, P_ADD, part, add));
+    Expr *sum = ex_prim2(s->a, P_ADD, part, add);
+    sum->free_order = i > 0; /* the cotangent totals; not the primal sum */
+    next[i] = bind(s, &step, "acc", sum);
   }
   Expr *res = ex_tuple(s->a, n, next);
   res->type = st->type;
@@ -3838,6 +3840,7 @@ static void reverse_as_sum(Rev *s, Expr *n, Var *k, Bindings *bodyb, PtrVec *out
   res->type = scalar_tuple_type(s, outer);
   Expr *loop = ex_sum(s->a, n, k, bindings_build(s->a, bodyb, res));
   loop->type = res->type;
+  loop->free_order = 1;
   Expr *rc = bind(s, out, name, loop);
   for (int i = 0; i < outer->len; i++)
     add_contrib(s, ex_var(s->a, outer->items[i]), -1, ex_get(s->a, i, rc));
@@ -4180,6 +4183,7 @@ static void finish_reverse_fold(Rev *s, Var *x, Expr *rhs, Bindings *out, Bindin
     Var *v = outer.items[i];
     ts[i + 1] = v->type;
     next[i + 1] = ex_prim2(s->a, P_ADD, ex_get(s->a, i + 1, ex_var(s->a, rst)), vals.items[i]);
+    next[i + 1]->free_order = 1;
     init[i + 1] = ex_zero(s->a, v->type);
   }
   Type *rt = ty_tuple(s->a, outer.len + 1, ts);

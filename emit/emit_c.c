@@ -546,6 +546,11 @@ static const char *operand_text(Em *e, Expr *atom) {
   return mul ? arena_printf(e->a, "(%s)", prim_text(e, mul)) : scalar_text(e, atom);
 }
 
+/* The runtime's addition whose order is free (Expr.free_order). */
+static const char *free_add(const Type *t) {
+  return t->kind == TY_F32 ? "chad__free_addf" : "chad__free_add";
+}
+
 static const char *prim_text(Em *e, Expr *rhs) {
   const PrimInfo *pi = prim_info(rhs->op);
   const char *a0 = operand_text(e, rhs->args[0]);
@@ -554,6 +559,8 @@ static const char *prim_text(Em *e, Expr *rhs) {
     return arena_printf(e->a, "((union { double d; long long i; }){.d = %s}).i", a0);
   if (pi->cls == PC_CAST)
     return arena_printf(e->a, "(%s)%s", pi->c_name, a0);
+  if (rhs->free_order && rhs->op == P_ADD && type_is_float(rhs->type))
+    return arena_printf(e->a, "%s(%s, %s)", free_add(rhs->type), a0, a1);
   if (pi->infix)
     return a1 ? arena_printf(e->a, "%s %s %s", a0, pi->c_name, a1)
               : arena_printf(e->a, "%s%s", pi->c_name, a0);
@@ -1541,8 +1548,13 @@ static void emit_sum(Em *e, Var *x, Expr *rhs) {
   PtrVec dst = {0}, src = {0};
   leaves_of(e->a, acc, &dst);
   leaves_of(e->a, r, &src);
-  for (int i = 0; i < dst.len; i++)
-    line(e, "%s += %s;", ((CVal *)dst.items[i])->expr, ((CVal *)src.items[i])->expr);
+  for (int i = 0; i < dst.len; i++) {
+    CVal *d = dst.items[i];
+    if (rhs->free_order && type_is_float(d->type))
+      line(e, "%s = %s(%s, %s);", d->expr, free_add(d->type), d->expr, ((CVal *)src.items[i])->expr);
+    else
+      line(e, "%s += %s;", d->expr, ((CVal *)src.items[i])->expr);
+  }
   close_scope(e, saved);
   close_loop(e);
   varmap_put(&e->vals, x, acc);
@@ -2824,6 +2836,21 @@ static const char *runtime_text =
     "      b[i] = 0;\n"
     "  }\n"
     "  return s->p;\n"
+    "}\n"
+    "/* a + b where the order of a sum's additions is free (the contributions\n"
+    " * to one cotangent across a reverse loop's steps): clang may then\n"
+    " * reassociate the sum and vectorise the loop (DESIGN 8.49) */\n"
+    "static inline __attribute__((unused)) double chad__free_add(double a, double b) {\n"
+    "#if defined(__clang__)\n"
+    "#pragma clang fp reassociate(on)\n"
+    "#endif\n"
+    "  return a + b;\n"
+    "}\n"
+    "static inline __attribute__((unused)) float chad__free_addf(float a, float b) {\n"
+    "#if defined(__clang__)\n"
+    "#pragma clang fp reassociate(on)\n"
+    "#endif\n"
+    "  return a + b;\n"
     "}\n"
     "/* p, with room for at least `need` elements of `size` bytes: the\n"
     " * capacity *cap doubles, so n pushes cost O(n) copies in all. */\n"

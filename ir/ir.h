@@ -398,6 +398,14 @@ struct Expr {
    * so the emitter writes it as one expression too: the derivative code
    * then rounds exactly as the primal does. 0 otherwise. */
   int contract;
+  /* E_PRIM add, E_SUM: 1 when the additions sum cotangents across a
+   * reverse loop's steps (the contributions to a scalar outside it),
+   * an order nothing depends on. The emitter lets the C compiler
+   * reassociate them, which vectorises such a reduction (DESIGN 8.49).
+   * Never set on a primal value, whose rounding and branches must be f's.
+   * Not printed: a hint to the emitter, not part of the meaning. 0
+   * otherwise. */
+  int free_order;
 };
 
 Expr *ex_f64(Arena *a, double v);

@@ -30,6 +30,9 @@
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "chart.h"
 #include "symbols.h"
@@ -77,6 +80,19 @@ double median_time(void (*fn)(void *), void *ctx) {
     }
     qsort(t, (size_t)samples, sizeof t[0], cmp_double);
     return t[samples / 2];
+}
+
+double median_time_flushed(void (*fn)(void *), void *ctx) {
+#if defined(__SSE2__)
+    unsigned old = _mm_getcsr();
+    _mm_setcsr(old | 0x8040); /* FTZ (bit 15) | DAZ (bit 6) */
+    double t = median_time(fn, ctx);
+    _mm_setcsr(old);
+    return t;
+#else
+    (void)fn, (void)ctx;
+    return -1;
+#endif
 }
 
 double max_rho(const double *a, const double *b, const int *idx, int n) {

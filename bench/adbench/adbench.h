@@ -17,6 +17,13 @@ struct options {
  * repeats the call until it takes at least the minimum batch time. */
 double median_time(void (*fn)(void *), void *ctx);
 
+/* median_time with subnormal numbers flushed to zero, as results and as
+ * operands (x86's MXCSR FTZ and DAZ bits, restored after), or -1 where the
+ * machine has no such mode.  Arithmetic on subnormals takes a microcode
+ * path on many x86 cores, about a hundred times slower than on normal
+ * numbers; this tells how much of a time they are. */
+double median_time_flushed(void (*fn)(void *), void *ctx);
+
 /* Largest rho(a_i, b_i) = |a_i - b_i| / max(1, |a_i| + |b_i|), ADBench's
  * measure, over n entries (idx: the entries to compare, or NULL for 0..n-1). */
 double max_rho(const double *a, const double *b, const int *idx, int n);

@@ -218,6 +218,17 @@ static void run_size(struct gmm *g, const char *label, double x) {
     }
     report(&r);
 
+    /* The same two functions with subnormal numbers flushed to zero: at
+     * d = 64 many exp(main_term - max) of log_sum_exp are subnormal, and
+     * every operation of their reverse sweep then takes the slow path;
+     * the objective meets one such number per point and component. */
+    r = base, r.tool = "chad, subnormals flushed";
+    if (have_chad && (r.t_obj = median_time_flushed(job_obj, &job)) > 0) {
+        r.t_grad = median_time_flushed(job_chad, &job);
+        judge(&r, max_rho(ref, g->grad, NULL, g->np), TOL_EXACT, "chad");
+        report(&r);
+    }
+
     r = base, r.tool = "chad (port)";
     if (port_gmm_objective_rev) {
         grad_port(g);

@@ -921,6 +921,51 @@ static void test_tbr(void) {
   module_free(m);
 }
 
+/* DESIGN 8.49: a reverse loop's sum of the contributions to a scalar
+ * outside it (x_i's cotangent over the inner loop of tri) may be
+ * reassociated, so the emitter writes it with chad__free_add; a primal
+ * sum (both of tri's, sq's) keeps C's order, so f_rev's value and its
+ * branches round as f's. Both agree with finite differences and
+ * duality. */
+static void test_free_order(void) {
+  const char *text =
+      "(def tri f64 ((x (array f64)) (l (array f64)) (n int))\n"
+      "  (sum n (i) (let (xi (index x i))\n"
+      "    (sum n (j) (mul (mul xi (index l j)) (sin (index x j)))))))\n"
+      "(def sq f64 ((x (array f64)) (n int))\n"
+      "  (sum n (i) (mul (index x i) (index x i))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all_with(m, "free order", NULL);
+  Diag d;
+  char *tri = emit_definitions(m, module_find(m, "tri"), &d);
+  char *sq = emit_definitions(m, module_find(m, "sq"), &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sq);
+  const char *body = strstr(tri, "double tri_rev(const double *x, double *x_b, const double *l, "
+                                 "double *l_b, int n, double ret_b) {");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+  int free_adds = 0, plus_eq = 0;
+  for (const char *p = strstr(body, "= chad__free_add("); p; p = strstr(p + 1, "= chad__free_add("))
+    free_adds++;
+  for (const char *p = strstr(body, " += "); p; p = strstr(p + 1, " += "))
+    plus_eq++;
+  if (free_adds != 1 || !strstr(body, "t_5_1 += t_4;")) {
+    fprintf(stderr, "%s\n", body);
+    CU_FAIL("the reverse reduction, and it alone, is written with chad__free_add");
+  }
+  CU_ASSERT(plus_eq >= 3); /* the primal sum and the two array cotangents */
+  CU_ASSERT(!strstr(sq, "= chad__free_add(")); /* its runtime defines it, nothing calls it */
+  free(tri);
+  free(sq);
+  Point p = {.fname = "tri", .n = 3,
+             .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.1}},
+                      {.array = true, .n = 3, .a = {0.5, 0.2, -0.4}}, {.x = 3}}};
+  check_point(m, &p, false);
+  Point q = {.fname = "sq", .n = 2, .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.1}}, {.x = 3}}};
+  check_point(m, &q, false);
+  module_free(m);
+}
+
 /* Loops inside ifs inside loops, 60 levels deep (the fuzzer's
  * loop_in_if_deep): the store-or-recompute policy looks at each level a
  * bounded number of times. Its cost estimate once walked both branches of
@@ -1188,6 +1233,7 @@ int main(void) {
   CU_add_test(s, "store-or-recompute: loops in ifs, 60 deep", test_store_deep_nest);
   CU_add_test(s, "to be recorded: a nest saves only what a later reverse reads", test_tbr);
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
+  CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
