@@ -72,16 +72,31 @@ static bool is_adjoint(Split *s, Expr *rhs) {
 /* Marks the primal bindings that the adjoint half must recompute: those
  * whose value is (or contains, or depends through a callee tape on) an
  * array allocated here, when the adjoint half reads them. */
+/* A callee's tape record, or a tuple holding one (g$aug's (result, tape)
+ * pair, which the tape is projected from). */
+static bool type_holds_record(const Type *t) {
+  if (t->kind != TY_TUPLE)
+    return false;
+  if (t->name)
+    return true;
+  for (int i = 0; i < t->n; i++)
+    if (type_holds_record(t->elems[i]))
+      return true;
+  return false;
+}
+
 static void plan_recompute(Split *s, const Bindings *primal, const Bindings *adjoint, Expr *cts) {
   for (int i = 0; i < primal->vars.len; i++) {
     Var *x = primal->vars.items[i];
     s->hit = false;
     expr_visit_vars(primal->rhss.items[i], note_unsafe, s);
-    bool record = x->type->kind == TY_TUPLE && x->type->name;
     /* records are left out of type_holds_array: a callee's tape holds only
      * pointers its caller passed, unsafe exactly when the call read an
-     * unsafe value */
-    if (type_holds_array(x->type) || (record && s->hit))
+     * unsafe value. The call's pair must carry that to the tape projected
+     * from it: otherwise the tape kept the address of an array this
+     * function made, dead (a stack array's frame gone) when bwd reads it
+     * (gen seed 222444). */
+    if (type_holds_array(x->type) || (type_holds_record(x->type) && s->hit))
       varmap_put(&s->unsafe, x, x);
   }
   /* The unsafe values the adjoint half reads move there, and with them

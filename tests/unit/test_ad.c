@@ -966,6 +966,46 @@ static void test_free_order(void) {
   module_free(m);
 }
 
+/* A record type (a callee's tape) that holds an array's address. */
+static bool record_holds_array(const Type *t, bool in_record) {
+  if (t->kind == TY_ARRAY)
+    return in_record;
+  if (t->kind != TY_TUPLE)
+    return false;
+  for (int i = 0; i < t->n; i++)
+    if (record_holds_array(t->elems[i], in_record || t->name))
+      return true;
+  return false;
+}
+
+/* The aug/bwd split: h passes g an array it made (w), and g's tape keeps
+ * that array's address. h$aug's tape must not keep g's tape, whose
+ * pointer dies with h$aug's frame (gen seed 222444: a stack array, read
+ * by h$bwd after h$aug returned); h$bwd makes w and calls g$aug again. */
+static void test_split_local_array(void) {
+  const char *text =
+      "(def g f64 ((x (array f64))) (sum 2 (j) (sin (index x j))))\n"
+      "(def h f64 ((a f64) (y (array f64)))\n"
+      "  (let (w (build 2 (k) (mul a (index y k)))) (call g w)))\n"
+      "(def top f64 ((a f64) (y (array f64))) (let (p (call h a y)) (mul p p)))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all_with(m, "split", NULL);
+  Func *aug = module_find(m, "h$aug"), *bwd = module_find(m, "h$bwd");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(aug);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(bwd);
+  Type *tape = aug->ret->elems[1];
+  bool dangling = false;
+  for (int i = 0; i < tape->n; i++) /* h's own fields may be its parameters' addresses */
+    dangling = dangling || (tape->elems[i]->kind == TY_TUPLE && record_holds_array(tape->elems[i], false));
+  CU_ASSERT_FALSE(dangling);
+  CallCount c[3] = {{NULL, 0}, {"g$aug", 0}, {NULL, 0}};
+  count_calls(bwd->body, c);
+  CU_ASSERT_EQUAL(c[1].n, 1);
+  Point p = {.fname = "top", .n = 2, .args = {{.x = 0.7}, {.array = true, .n = 2, .a = {0.3, -1.1}}}};
+  check_point(m, &p, false);
+  module_free(m);
+}
+
 /* Loops inside ifs inside loops, 60 levels deep (the fuzzer's
  * loop_in_if_deep): the store-or-recompute policy looks at each level a
  * bounded number of times. Its cost estimate once walked both branches of
@@ -1234,6 +1274,7 @@ int main(void) {
   CU_add_test(s, "to be recorded: a nest saves only what a later reverse reads", test_tbr);
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
   CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
+  CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
