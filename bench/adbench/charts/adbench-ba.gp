@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.2493
-1 6.23985
-2 6.19703
-3 6.20195
+0 6.33093
+1 7.19298
+2 6.93678
+3 6.62383
 EOD
 $tool1 << EOD
-0 168.054
-1 195.275
-2 203.962
-3 192.22
+0 191.79
+1 193.712
+2 185.571
+3 182.189
 EOD
 $tool2 << EOD
-0 42.0368
-1 41.6563
-2 41.5718
-3 41.2242
+0 39.5061
+1 38.7164
+2 37.7131
+3 38.3157
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/ab6/adbench-ba.png"
+set output "/tmp/b3/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

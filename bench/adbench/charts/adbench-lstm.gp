@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.3027
-1 0.91646
-2 1.25412
-3 2.02116
-4 2.02813
+0 2.16259
+1 2.13649
+2 2.06957
+3 2.22689
+4 3.16625
 EOD
 $tool1 << EOD
-0 6.55943
-1 6.53873
-2 7.06458
-3 11.8632
-4 11.4631
+0 6.4326
+1 6.8424
+2 7.1266
+3 12.9648
+4 12.5462
 EOD
 $tool2 << EOD
-0 574.8
-1 302.852
-2 599.438
-3 534.184
+0 521.866
+1 568.223
+2 971.66
+3 544.447
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/ab6/adbench-lstm.png"
+set output "/tmp/b3/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
