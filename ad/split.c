@@ -69,9 +69,6 @@ static bool is_adjoint(Split *s, Expr *rhs) {
   return s->hit;
 }
 
-/* Marks the primal bindings that the adjoint half must recompute: those
- * whose value is (or contains, or depends through a callee tape on) an
- * array allocated here, when the adjoint half reads them. */
 /* A callee's tape record, or a tuple holding one (g$aug's (result, tape)
  * pair, which the tape is projected from). */
 static bool type_holds_record(const Type *t) {
@@ -85,6 +82,9 @@ static bool type_holds_record(const Type *t) {
   return false;
 }
 
+/* Marks the primal bindings that the adjoint half must recompute: those
+ * whose value is (or contains, or depends through a callee tape on) an
+ * array allocated here, when the adjoint half reads them. */
 static void plan_recompute(Split *s, const Bindings *primal, const Bindings *adjoint, Expr *cts) {
   for (int i = 0; i < primal->vars.len; i++) {
     Var *x = primal->vars.items[i];
