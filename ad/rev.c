@@ -123,6 +123,11 @@ typedef struct StoreRev {
   VarMap kept;     /* residual array Var -> the copy of it the step takes where
                       it is bound, pushed in its place: a later update in the
                       step overwrites its memory (8.42) */
+  PtrVec lengths;  /* Expr* per residual: for an array pushed by its
+                      elements, an atom the reverse step reads as its length
+                      (outer_length), so the length is not pushed; or NULL */
+  bool views;      /* the reverse step pushes nothing: the f64 arrays pushed
+                      by their elements are read in the log (log-view, 8.50) */
 } StoreRev;
 
 /* A sum whose steps' reverses ran in the primal sweep for the cotangent 1
@@ -1283,26 +1288,41 @@ static int stored_leaves_carried(const Type *t) {
   return n;
 }
 
-/* Pushes the elements of array atom v, last first, then its length. */
-static void push_array(Rev *s, Bindings *out, Expr *v, Type *t) {
+/* How an array residual is stored: by its elements, with its length
+ * unless the reverse step knows it (`len`), read back in place (`view`,
+ * an array of f64 only) or taken into a new array. */
+typedef struct ArrayPush {
+  Expr *len;
+  bool view;
+} ArrayPush;
+
+/* Pushes the elements of array atom v, then its length unless the reverse
+ * knows it: last first, for take_array's build, or first first, for a
+ * log-view, which reads them in pushed order. */
+static void push_array(Rev *s, Bindings *out, Expr *v, ArrayPush how) {
   Expr *n = bind(s, out, "n", ex_len(s->a, v));
   Var *i = var_new(s->a, nameset_fresh(s->names, s->a, "i"), ty_int());
   Var *u = var_new(s->a, nameset_fresh(s->names, s->a, "u"), ty_int());
   Bindings body = {0};
   Expr *last = ex_prim2(s->a, P_SUB, n, ex_int(s->a, 1));
-  Expr *at = bind(s, &body, "at", ex_prim2(s->a, P_SUB, last, ex_var(s->a, i)));
+  Expr *at = how.view ? ex_var(s->a, i)
+                      : bind(s, &body, "at", ex_prim2(s->a, P_SUB, last, ex_var(s->a, i)));
   Expr *elt = bind(s, &body, "elt", ex_index(s->a, v, at));
   bind(s, &body, "pushed", ex_logpush(s->a, elt));
   Expr *loop = ex_fold(s->a, n, ex_int(s->a, 0), i, u, bindings_build(s->a, &body, ex_var(s->a, u)));
   loop->type = ty_int();
   bind(s, out, "pushed", loop);
-  bind(s, out, "pushed", ex_logpush(s->a, n));
-  (void)t;
+  if (!how.len)
+    bind(s, out, "pushed", ex_logpush(s->a, n));
 }
 
-/* Takes back an array push_array pushed, as a new array. */
-static Expr *take_array(Rev *s, Bindings *out, Type *t) {
-  Expr *n = bind(s, out, "n", ex_logtake(s->a, ty_int()));
+/* Takes back an array push_array pushed: the log's words themselves, or
+ * a new array. */
+static Expr *take_array(Rev *s, Bindings *out, Type *t, ArrayPush how) {
+  Expr *n = how.len ? ex_clone_shallow(s->a, how.len)
+                    : bind(s, out, "n", ex_logtake(s->a, ty_int()));
+  if (how.view)
+    return bind(s, out, "taken", ex_logview(s->a, n));
   Var *i = var_new(s->a, nameset_fresh(s->names, s->a, "i"), ty_int());
   Bindings body = {0};
   Expr *elt = bind(s, &body, "elt", ex_logtake(s->a, t->elem));
@@ -1311,12 +1331,14 @@ static Expr *take_array(Rev *s, Bindings *out, Type *t) {
   return bind(s, out, "taken", b);
 }
 
-/* Pushes the numbers of atom v (of type t) in field order. */
-static void push_leaves(Rev *s, Bindings *out, Expr *v, Type *t, bool top, const int *origin) {
+/* Pushes the numbers of atom v (of type t) in field order; `how` is for v
+ * itself when it is an array pushed by its elements (`top`). */
+static void push_leaves(Rev *s, Bindings *out, Expr *v, Type *t, bool top, const int *origin,
+                        ArrayPush how) {
   if (t->kind == TY_ARRAY && origin)
     return; /* read through the loop's result */
   if (t->kind == TY_ARRAY && top) {
-    push_array(s, out, v, t);
+    push_array(s, out, v, how);
     return;
   }
   if (t->kind != TY_TUPLE) { /* a number, or an array's address in a record */
@@ -1325,23 +1347,23 @@ static void push_leaves(Rev *s, Bindings *out, Expr *v, Type *t, bool top, const
   }
   for (int i = 0; i < t->n; i++) /* a record's arrays are addresses */
     push_leaves(s, out, bind(s, out, "field", ex_get(s->a, i, v)), t->elems[i], false,
-                t->name ? NULL : origin);
+                t->name ? NULL : origin, how);
 }
 
 /* Takes back a value of type t that push_leaves pushed: its numbers in
  * reverse field order. */
 static Expr *take_leaves(Rev *s, Bindings *out, Type *t, bool top, const int *origin,
-                         int *array_leaf, const PtrVec *carried) {
+                         int *array_leaf, const PtrVec *carried, ArrayPush how) {
   if (t->kind == TY_ARRAY && origin)
     return carried->items[origin[(*array_leaf)--]];
   if (t->kind == TY_ARRAY && top)
-    return take_array(s, out, t);
+    return take_array(s, out, t, how);
   if (t->kind != TY_TUPLE)
     return bind(s, out, "taken", ex_logtake(s->a, t));
   Expr **parts = arena_alloc(s->a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
   for (int i = t->n - 1; i >= 0; i--)
     parts[i] = take_leaves(s, out, t->elems[i], false, t->name ? NULL : origin, array_leaf,
-                           carried);
+                           carried, how);
   Expr *tup = ex_tuple(s->a, t->n, parts);
   tup->type = t;
   tup->name = t->name; /* a callee's tape record stays that record */
@@ -1385,6 +1407,29 @@ static Expr *outer_length(const Bindings *bprimal, const Var *v, const Expr *loo
                                                              : NULL;
   }
   return NULL;
+}
+
+/* Does a step's reverse push on the log (a loop in it that stores its
+ * residuals, run again)? Then the log's words may move under a view. */
+static bool step_reverse_pushes(const StoreRev *st) {
+  for (int i = 0; i < st->rev.vars.len; i++)
+    if (expr_contains(st->rev.rhss.items[i], E_LOGPUSH))
+      return true;
+  return false;
+}
+
+/* How a step pushes residual v: an array pushed by its elements (at the
+ * top, not a version of the loop's state) leaves its length out when the
+ * reverse step knows it, and is read in place when it holds f64 and the
+ * reverse step pushes nothing. */
+static ArrayPush array_push(const StoreRev *st, const Bindings *bprimal, const Var *v, bool top,
+                            const int *origin, const Expr *loop) {
+  ArrayPush how = {0};
+  if (v->type->kind != TY_ARRAY || !top || origin)
+    return how;
+  how.len = outer_length(bprimal, v, loop);
+  how.view = st->views && v->type->elem->kind == TY_F64;
+  return how;
 }
 
 /* e with each (len a) of an array a that the step makes replaced by a
@@ -2134,11 +2179,15 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   if (s->store_depth == 0 && (long)nstored * STORE_COST > recompute)
     return arena_printf(s->a, "storing %d numbers per step costs more than recomputing "
                               "the step (cost %ld)", nstored, recompute);
+  st->views = !step_reverse_pushes(st);
   for (int i = 0; i < st->residuals.len; i++) {
     Var *v = st->residuals.items[i];
     Var *kept = varmap_get(&st->kept, v);
-    push_leaves(s, &bprimal, ex_var(s->a, kept ? kept : v), v->type,
-                !varmap_has(&st->address, v), st->origins.items[i]);
+    bool top = !varmap_has(&st->address, v);
+    ArrayPush how = array_push(st, &bprimal, v, top, st->origins.items[i], rhs);
+    ptrvec_push(s->a, &st->lengths, how.len);
+    push_leaves(s, &bprimal, ex_var(s->a, kept ? kept : v), v->type, top, st->origins.items[i],
+                how);
   }
   *primal_body = bindings_build(s->a, &bprimal, r);
   if (s->dump) {
@@ -4092,9 +4141,11 @@ static void backprop_stored_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *
   for (int i = sr->residuals.len - 1; i >= 0; i--) {
     Var *v = sr->residuals.items[i];
     int last_leaf = array_leaf_count(v->type) - 1;
+    ArrayPush how = {sr->lengths.items[i], sr->views && v->type->kind == TY_ARRAY &&
+                                                v->type->elem->kind == TY_F64};
     bindings_push(s->a, &bodyb, v,
                   take_leaves(s, &bodyb, v->type, !varmap_has(&sr->address, v),
-                              sr->origins.items[i], &last_leaf, &carried));
+                              sr->origins.items[i], &last_leaf, &carried, how));
   }
   for (int i = 0; i < sr->rereads.len; i++)
     bindings_push(s->a, &bodyb, sr->rereads.items[i],

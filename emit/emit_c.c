@@ -1331,6 +1331,7 @@ static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGVIEW:
   case E_LOGFINAL:
     emit_log(e, x, rhs);
     return;
@@ -1460,7 +1461,7 @@ static void close_loop(Em *e) {
  * its height (a mark) or drop words down to one (an undo)? */
 static bool has_stack_op(const Expr *e) {
   return expr_contains(e, E_LOGPUSH) || expr_contains(e, E_LOGTAKE) ||
-         expr_contains(e, E_LOGMARK) || expr_contains(e, E_LOGUNDO);
+         expr_contains(e, E_LOGVIEW) || expr_contains(e, E_LOGMARK) || expr_contains(e, E_LOGUNDO);
 }
 
 /* Before a loop of n steps over body, when each step pushes k words of
@@ -2081,6 +2082,20 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     line(e, "const %s %s = (%s)chad__log_take%s(&%s);", c_type(e->a, rhs->type), nm,
          c_type(e->a, rhs->type), rhs->type->kind == TY_INT ? "i" : "", e->log);
     varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
+    return;
+  }
+  case E_LOGVIEW: { /* the log's words themselves (a chad__word is a double's size) */
+    const char *n = scalar_text(e, rhs->args[0]);
+    if (!varmap_has(&e->used, x)) {
+      line(e, "(void)chad__log_release(&%s, (long long)%s);", e->log, n);
+      varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
+      return;
+    }
+    const char *nm = name_of(e, x);
+    line(e, "double *const %s = (double *)chad__log_release(&%s, (long long)%s);", nm, e->log, n);
+    CVal *v = cv_scalar(e, rhs->type, nm);
+    v->len = n;
+    varmap_put(&e->vals, x, v);
     return;
   }
   case E_LOGFINAL:

@@ -276,6 +276,7 @@ static int expected_nargs(const Expr *e) {
   case E_LOGUNDO:
     return 2;
   case E_LOGPUSH:
+  case E_LOGVIEW:
     return 1;
   case E_LOGTAKE:
   case E_LOGFINAL:
@@ -307,7 +308,8 @@ static const char *kind_name(const Expr *e) {
       [E_SCATTER] = "scatter", [E_ACCUM] = "accum", [E_ALLOC] = "alloc",
       [E_TABLE] = "table",    [E_UPDATE] = "update", [E_LOGSAVE] = "log-save",
       [E_LOGPOP] = "log-pop", [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
-      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take", [E_LOGFINAL] = "log-final",
+      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take",
+      [E_LOGVIEW] = "log-view", [E_LOGFINAL] = "log-final",
   };
   if (e->kind == E_PRIM && prim_info(e->op))
     return prim_info(e->op)->name;
@@ -614,7 +616,11 @@ static bool check_log(Checker *c, Expr *e) {
   if (e->kind == E_LOGPUSH && !is_numeric(e->args[0]->type) && !is_array(e->args[0]->type))
     return fail(c, e, "'log-push' of a value of type %s, which is not a number or an array",
                 tname(e->args[0]->type));
-  if (e->kind == E_LOGTAKE) {
+  if (e->kind == E_LOGVIEW && !type_eq(e->args[0]->type, ty_int()))
+    return fail(c, e, "'log-view' needs an int count");
+  if (e->kind == E_LOGVIEW) {
+    e->type = ty_array(c->m->arena, ty_f64());
+  } else if (e->kind == E_LOGTAKE) {
     if (!e->type || (!is_numeric(e->type) && !is_array(e->type)))
       return fail(c, e, "'log-take' of a type that is not a number or an array");
   } else if (e->kind == E_LOGUNDO) {
@@ -936,6 +942,7 @@ static bool finish(Checker *c, Expr *e) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGVIEW:
   case E_LOGFINAL:
     ok = check_log(c, e);
     break;

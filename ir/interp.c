@@ -1124,6 +1124,22 @@ static void log_push(Machine *mc, LogEntry entry) {
 /* The undo log's effects. A pop that meets a mark, or an undo that meets
  * no mark of its own or an outer loop's (marks are numbered outer first)
  * first, breaks the discipline the reverse sweep keeps: an error here. */
+/* log-view: the newest n pushed values, each an f64, as a new array in the
+ * order they were pushed. */
+static bool log_view(Machine *mc, const Expr *e, long long n, Value *out) {
+  if (n < 0 || n > mc->nlog)
+    return fail(mc, e, "'log-view' of %lld values with %d on the log", n, mc->nlog);
+  Value v = new_array(mc, (int)n);
+  for (long long k = n - 1; k >= 0; k--) {
+    LogEntry *top = &mc->log[--mc->nlog];
+    if (!top->pushed || top->old.kind != V_F64)
+      return fail(mc, e, "'log-view' found no pushed f64 on top of the log");
+    v.elems[k] = top->old;
+  }
+  *out = v;
+  return true;
+}
+
 static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out) {
   switch (e->kind) {
   case E_LOGSAVE:
@@ -1146,6 +1162,8 @@ static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out
       return fail(mc, e, "'log-take' with no pushed value on top of the log");
     *out = mc->log[--mc->nlog].old;
     return true;
+  case E_LOGVIEW: /* a copy: the interpreter is the oracle of the view */
+    return log_view(mc, e, args[0].i, out);
   case E_LOGPOP:
     if (!mc->nlog || !mc->log[mc->nlog - 1].slot)
       return fail(mc, e, "'log-pop' with no saved element on top of the log");
@@ -1254,6 +1272,7 @@ static int nargs_of(const Expr *e) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGVIEW:
   case E_LOGFINAL:
   case E_TABLE:
   case E_BUILD:
@@ -1318,6 +1337,7 @@ static bool combine(Machine *mc, Frame *f, Value *out) {
   case E_LOGUNDO:
   case E_LOGPUSH:
   case E_LOGTAKE:
+  case E_LOGVIEW:
   case E_LOGFINAL:
     return log_effect(mc, e, args, out);
   case E_TABLE: { /* its elements were evaluated as constants */

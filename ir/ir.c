@@ -747,6 +747,12 @@ Expr *ex_logtake(Arena *a, Type *t) {
   return e;
 }
 
+Expr *ex_logview(Arena *a, Expr *n) {
+  Expr *e = ex_new_args(a, E_LOGVIEW, 1, &n);
+  e->type = ty_array(a, ty_f64());
+  return e;
+}
+
 Expr *ex_logfinal(Arena *a) {
   Expr *e = ex_new_args(a, E_LOGFINAL, 0, NULL);
   e->type = ty_unit(a);
@@ -756,7 +762,7 @@ Expr *ex_logfinal(Arena *a) {
 bool expr_is_log(const Expr *e) {
   return e->kind == E_LOGSAVE || e->kind == E_LOGPOP || e->kind == E_LOGMARK ||
          e->kind == E_LOGUNDO || e->kind == E_LOGPUSH || e->kind == E_LOGTAKE ||
-         e->kind == E_LOGFINAL;
+         e->kind == E_LOGVIEW || e->kind == E_LOGFINAL;
 }
 
 Expr *ex_table(Arena *a, Type *elem, int n, Expr **values) {

@@ -371,6 +371,12 @@ typedef enum ExprKind {
                 unit */
   E_LOGTAKE, /* effect: pops the newest pushed value and returns it, of
                 type `type` (a number or an array); no args */
+  E_LOGVIEW, /* effect: pops the newest args[0] (int) pushed values, all
+                f64, and returns them as an (array f64), the oldest first,
+                without a copy: the emitted C's array is the log's own
+                words, which stay as they are until the next push, so
+                only a reverse step that pushes nothing reads one
+                (DESIGN 8.50) */
   E_LOGFINAL, /* effect: the end of f$rev's primal sweep, where the emitted
                  C records the values the saved elements of in-out
                  parameters hold (their final values, put back at the end
@@ -455,6 +461,7 @@ Expr *ex_logmark(Arena *a, int mark);
 Expr *ex_logundo(Arena *a, int mark, Expr *arrays);
 Expr *ex_logpush(Arena *a, Expr *value);
 Expr *ex_logtake(Arena *a, Type *scalar);
+Expr *ex_logview(Arena *a, Expr *n);
 Expr *ex_logfinal(Arena *a);
 /* Is this one of the undo log's terms? */
 bool expr_is_log(const Expr *e);

@@ -479,6 +479,7 @@ static const Form forms[] = {
     {"log-undo", E_LOGUNDO, OP_NONE, 2, P_COUNT, NULL},
     {"log-push", E_LOGPUSH, OP_NONE, 1, P_COUNT, NULL},
     {"log-take", E_LOGTAKE, OP_TYPE, 0, P_COUNT, NULL},
+    {"log-view", E_LOGVIEW, OP_NONE, 1, P_COUNT, NULL},
     {"log-final", E_LOGFINAL, OP_NONE, 0, P_COUNT, NULL},
     {"table", E_TABLE, OP_TYPE, -1, P_COUNT, NULL},
     {"build", E_BUILD, OP_LOOP, 1, P_COUNT, "(build N (I) BODY)"},
@@ -703,6 +704,8 @@ static Expr *build_form(Converter *c, Pending *f) {
     return ex_logpush(a, kids[0]);
   case E_LOGTAKE:
     return ex_logtake(a, f->type);
+  case E_LOGVIEW:
+    return ex_logview(a, kids[0]);
   case E_LOGFINAL:
     return ex_logfinal(a);
   case E_LOGMARK: /* the checker tells a mark that is not an int constant */

@@ -199,7 +199,8 @@ static const char *keyword(const Expr *e) {
       [E_ACCUM] = "accum",  [E_ALLOC] = "alloc",   [E_TABLE] = "table",
       [E_UPDATE] = "update", [E_LOGSAVE] = "log-save", [E_LOGPOP] = "log-pop",
       [E_LOGMARK] = "log-mark", [E_LOGUNDO] = "log-undo",
-      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take", [E_LOGFINAL] = "log-final",
+      [E_LOGPUSH] = "log-push", [E_LOGTAKE] = "log-take",
+      [E_LOGVIEW] = "log-view", [E_LOGFINAL] = "log-final",
   };
   if (e->kind == E_PRIM) {
     const PrimInfo *pi = prim_info(e->op);

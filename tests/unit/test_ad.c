@@ -966,6 +966,61 @@ static void test_free_order(void) {
   module_free(m);
 }
 
+/* Pushes of an int (a length, a count) in e. */
+static int count_int_pushes(const Expr *e) {
+  int n = 0;
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    n += e->kind == E_LOGPUSH && e->args[0]->type->kind == TY_INT;
+    for (int i = 0; i < e->nargs; i++)
+      n += count_int_pushes(e->args[i]);
+  }
+  return n;
+}
+
+/* DESIGN 8.50: the array each step of `made`'s inner loop makes (t, n
+ * numbers) is a residual pushed by its elements; its length n is known outside the
+ * loop, so it is not pushed, and the reverse step, which pushes nothing,
+ * reads t where the log holds it (log-view) instead of copying it out.
+ * Of f32 the log holds doubles: a copy, as before. Both agree with
+ * finite differences and duality. */
+static void test_log_view(void) {
+  const char *text =
+      "(def made T ((x (array T)) (n int))\n"
+      "  (sum n (i)\n"
+      "    (fold n ZERO (k acc)\n"
+      "      (let (t (build n (j) (sin (mul (index x j) (index x k)))))\n"
+      "      (add (mul acc (index x i))\n"
+      "           (sum n (j) (mul (index t j) (index t (sub (sub n 1) j)))))))))\n";
+  for (int f32 = 0; f32 <= 1; f32++) {
+    char src[1024];
+    snprintf(src, sizeof src, "%s", text);
+    for (char *p = strstr(src, "T"); p; p = strstr(p, "T"))
+      memmove(p + 3, p + 1, strlen(p + 1) + 1), memcpy(p, f32 ? "f32" : "f64", 3);
+    char *z = strstr(src, "ZERO");
+    memcpy(z, f32 ? "0.0f" : "0.0 ", 4);
+    Module *m = support_parse(src, CHECK_SOURCE);
+    differentiate_all_with(m, "log view", NULL);
+    Func *rev = module_find(m, "made$rev");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rev);
+    int views = count_kind(rev->body, E_LOGVIEW), lengths = count_int_pushes(rev->body);
+    if (views != !f32 || lengths != 0) {
+      fprintf(stderr, "made$rev (f32: %d): %d log-views, %d pushed ints\n", f32, views, lengths);
+      CU_FAIL("t is read in the log (f64 only), and its length is not pushed");
+    }
+    if (!f32) {
+      Diag d;
+      char *c = emit_definitions(m, module_find(m, "made"), &d);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+      CU_ASSERT(strstr(c, "(double *)chad__log_release(") != NULL);
+      free(c);
+    }
+    Point p = {.fname = "made", .n = 2,
+               .args = {{.array = true, .n = 4, .a = {0.3, -0.7, 1.1, 0.4}}, {.x = 4}}};
+    check_point(m, &p, false);
+    module_free(m);
+  }
+}
+
 /* A record type (a callee's tape) that holds an array's address. */
 static bool record_holds_array(const Type *t, bool in_record) {
   if (t->kind == TY_ARRAY)
@@ -1275,6 +1330,7 @@ int main(void) {
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
   CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
   CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
+  CU_add_test(s, "stored loops: array residuals read in the log, lengths known", test_log_view);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
