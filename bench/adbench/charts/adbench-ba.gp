@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.33093
-1 7.19298
-2 6.93678
-3 6.62383
+0 6.98746
+1 6.94509
+2 7.06903
+3 6.58398
 EOD
 $tool1 << EOD
-0 191.79
-1 193.712
-2 185.571
-3 182.189
+0 191.191
+1 194.289
+2 193.183
+3 179.697
 EOD
 $tool2 << EOD
-0 39.5061
-1 38.7164
-2 37.7131
-3 38.3157
+0 44.5606
+1 39.4581
+2 41.3096
+3 41.2056
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/b3/adbench-ba.png"
+set output "/tmp/b2/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

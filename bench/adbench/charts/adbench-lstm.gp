@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.16259
-1 2.13649
-2 2.06957
-3 2.22689
-4 3.16625
+0 2.16135
+1 2.34332
+2 2.18136
+3 2.37617
+4 3.38793
 EOD
 $tool1 << EOD
-0 6.4326
-1 6.8424
-2 7.1266
-3 12.9648
-4 12.5462
+0 6.70922
+1 7.31627
+2 8.10762
+3 13.6213
+4 12.8872
 EOD
 $tool2 << EOD
-0 521.866
-1 568.223
-2 971.66
-3 544.447
+0 515.091
+1 533.133
+2 968.518
+3 549.214
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/b3/adbench-lstm.png"
+set output "/tmp/b2/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
