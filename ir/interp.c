@@ -1121,9 +1121,6 @@ static void log_push(Machine *mc, LogEntry entry) {
   mc->log[mc->nlog++] = entry;
 }
 
-/* The undo log's effects. A pop that meets a mark, or an undo that meets
- * no mark of its own or an outer loop's (marks are numbered outer first)
- * first, breaks the discipline the reverse sweep keeps: an error here. */
 /* log-view: the newest n pushed values, each an f64, as a new array in the
  * order they were pushed. */
 static bool log_view(Machine *mc, const Expr *e, long long n, Value *out) {
@@ -1140,6 +1137,9 @@ static bool log_view(Machine *mc, const Expr *e, long long n, Value *out) {
   return true;
 }
 
+/* The undo log's effects. A pop that meets a mark, or an undo that meets
+ * no mark of its own or an outer loop's (marks are numbered outer first)
+ * first, breaks the discipline the reverse sweep keeps: an error here. */
 static bool log_effect(Machine *mc, const Expr *e, const Value *args, Value *out) {
   switch (e->kind) {
   case E_LOGSAVE:
