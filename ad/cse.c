@@ -10,7 +10,11 @@
  * reads are left alone because cotangent buffers change under E_ACCUM (and
  * the C compiler merges reads of const arrays itself), and loops,
  * allocations, updates (each consumes its array: two are never one) and
- * effects are never merged. Equal constant tables are. A comparison whose
+ * effects are never merged. Equal constant tables are. Tuples are not:
+ * they cost nothing, and a loop body's tuple merged into an equal one
+ * bound outside the loop (two inlined calls that start a fold alike) is a
+ * tuple from outside the loop, which reverse mode refuses in a loop body
+ * (ad/rev.c sum_outer). A comparison whose
  * operands become one variable is folded (`t > t` is 0 for integers). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,7 +112,6 @@ static bool cse_candidate(const Expr *rhs) {
       return false;
     /* fall through */
   case E_PRIM:
-  case E_TUPLE:
   case E_GET:
     for (int i = 0; i < rhs->nargs; i++)
       if (!expr_is_atom(rhs->args[i]))

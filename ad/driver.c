@@ -194,6 +194,33 @@ static void walk_calls(InactiveArgs *c, Expr *e) {
   }
 }
 
+/* The stages that reshape the primal before AD, each checked and dumped.
+ * Requires f in ANF with unique binders; guarantees the same, with loops
+ * unswitched (if `unswitch`), counters read from the loop counter,
+ * invariant reads and values hoisted out of loops. */
+static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
+                          const AdOptions *opt, Diag *err) {
+  /* a loop choosing the same array at every step chooses once, before it
+   * (ad/unswitch.c) */
+  return (!unswitch || primal_stage(m, fr, unswitch_expr(m, (*fr)->body), "unswitching",
+                                    "with loops unswitched", names, opt, err)) &&
+         /* integers a loop carries and advances by a fixed amount are
+          * read from its counter (ad/indvar.c) */
+         primal_stage(m, fr, indvar_expr(m, (*fr)->body), "counters",
+                      "with counters from the loop counter", names, opt, err) &&
+         /* elements every step of a loop reads and none writes are read
+          * once, before it (ad/hoist.c) */
+         primal_stage(m, fr, hoist_reads(m, (*fr)->body), "hoisting",
+                      "with invariant reads hoisted", names, opt, err) &&
+         /* values every step computes alike (a trip count, an offset) are
+          * computed once, before the loop: the reverse sweep then has them
+          * without storing them per step */
+         primal_stage(m, fr,
+                      dce_expr(m, cse_expr(m, licm_primal_expr(m, cse_expr(m, (*fr)->body)))),
+                      "invariant code motion", "with invariant values hoisted", names, opt,
+                      err);
+}
+
 /* A parameter of f the user did not mark, passed (itself, a view or an
  * element of it) to a callee's parameter marked CHAD_INACTIVE: the mark
  * would silently drop its derivative through that call, so it is a located
@@ -249,28 +276,8 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     reserve_binders(&names, fr->body);
     dump_func(opt, "with callees inlined", fr);
   }
-  /* a loop choosing the same array at every step chooses once, before it
-   * (ad/unswitch.c); should reverse mode refuse what that made, it gets the
-   * loop as written, so unswitching never costs a derivative */
   Func *written = fr;
-  bool ok = primal_stage(m, &fr, unswitch_expr(m, fr->body), "unswitching",
-                         "with loops unswitched", &names, opt, err) &&
-            /* integers a loop carries and advances by a fixed amount are
-             * read from its counter (ad/indvar.c) */
-            primal_stage(m, &fr, indvar_expr(m, fr->body), "counters",
-                         "with counters from the loop counter", &names, opt, err) &&
-            /* elements every step of a loop reads and none writes are read
-             * once, before it (ad/hoist.c) */
-            primal_stage(m, &fr, hoist_reads(m, fr->body), "hoisting",
-                         "with invariant reads hoisted", &names, opt, err) &&
-            /* values every step computes alike (a trip count, an offset)
-             * are computed once, before the loop: the reverse sweep then
-             * has them without storing them per step */
-            primal_stage(m, &fr,
-                         dce_expr(m, cse_expr(m, licm_primal_expr(m, cse_expr(m, fr->body)))),
-                         "invariant code motion", "with invariant values hoisted", &names, opt,
-                         err);
-  if (!ok) {
+  if (!primal_stages(m, &fr, true, &names, opt, err)) {
     nameset_free(&names);
     return false;
   }
@@ -287,9 +294,21 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   bool store = !(opt && opt->recompute);
   bool eager = false;
   Func *rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, &eager, err);
-  if (!rev && fr != written) {
-    fr = written;
-    rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, &eager, err);
+  /* should reverse mode refuse what the stages made, it gets the program
+   * they make without unswitching, then the program as written: those
+   * stages never cost a derivative. The stages rebound some of `written`'s
+   * variables to new values (a tuple that lost a dead field) and the
+   * checker typed the shared Var nodes for those, so `written` is typed
+   * again before each retry. */
+  for (int retry = 0; !rev && fr != written && retry < 2; retry++) {
+    Func *again = written;
+    if (!check_stage(m, written, CHECK_SOURCE, "inlining", err) ||
+        (retry == 0 && !primal_stages(m, &again, false, &names, opt, err)))
+      break;
+    if (retry == 1 || again != fr) {
+      fr = again;
+      rev = ad_reverse(m, fr, &names, "rev", store, opt ? opt->dump : NULL, &eager, err);
+    }
   }
   /* the halves cannot share an undo log (each is a function of its own):
    * when f$rev stores residuals there, or runs a sum's reverse in its
@@ -301,6 +320,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!rev || !for_halves)
     return false;
 
+  bool ok = true;
   if (fwd) {
     ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
     dump_func(opt, "forward derivative with linear maps", fwd);
