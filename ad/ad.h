@@ -58,6 +58,9 @@ Expr *readd_expr(Module *m, Expr *e);        /* a cotangent zeroed, then given
                                                 back: neither */
 Expr *merge_accums(Module *m, Expr *e);      /* two accumulations into one
                                                 element: one */
+Expr *order_reverse_steps(Module *m, const Func *f, Expr *body); /* a reverse
+                                                loop of independent steps:
+                                                forwards */
 Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
                                                 before the loop (not ANF) */
 Expr *indvar_expr(Module *m, Expr *body);    /* counters a fold carries: from

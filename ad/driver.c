@@ -69,7 +69,7 @@ static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
   g->body = simplify_expr(m, anf_body(m, g, flatten_ifs(m, g->body)));
   dump_func(opt, "after linear-map optimisation", g);
   g->body = cse_expr(m, licm_expr(m, cse_expr(m, g->body)));
-  g->body = dce_expr(m, merge_accums(m, readd_expr(m, g->body)));
+  g->body = dce_expr(m, order_reverse_steps(m, g, merge_accums(m, readd_expr(m, g->body))));
   if (!check_stage(m, g, CHECK_FINAL, "CSE", err))
     return false;
   dump_func(opt, "after CSE, LICM and DCE", g);

@@ -1021,6 +1021,72 @@ static void test_log_view(void) {
   }
 }
 
+/* Folds, anywhere in e, that visit their steps last first: a binding of
+ * their body's top level subtracts the counter from something other than
+ * the trip count (n - 1, bound before the loop; qx's primal computes
+ * n - i). */
+static int count_reversed_folds(const Expr *e) {
+  int n = 0;
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_FOLD)
+      for (const Expr *b = e->body; b && b->kind == E_LET; b = b->body) {
+        const Expr *r = b->args[0];
+        if (r->kind == E_PRIM && r->op == P_SUB && r->args[1]->kind == E_VAR &&
+            r->args[1]->var == e->var && !atom_eq(r->args[0], e->args[0])) {
+          n++;
+          break;
+        }
+      }
+    for (int i = 0; i < e->nargs; i++)
+      n += count_reversed_folds(e->args[i]);
+  }
+  return n;
+}
+
+/* ad/steporder.c: a reverse loop whose steps are independent runs
+ * forwards. qx is GMM's Qtimesx: the inner loop's reverse reads the
+ * cotangent of o2[j], adds into L's buffer and sums x[i]'s contribution;
+ * it runs forwards, the outer loop's (which takes its residuals from the
+ * log by the counter) backwards. recur's reverse reads the cotangent of
+ * o2[k+1] and adds into that of o2[k], in the same buffer: run forwards,
+ * its derivative would be wrong, so it stays backwards. Both agree with
+ * finite differences and duality. */
+static void test_step_order(void) {
+  const char *text =
+      "(def qx f64 ((L (array f64)) (x (array f64)) (n int))\n"
+      "  (let (out (build n (i) (mul (index x i) 2.0)))\n"
+      "  (let (res (fold n out (i o)\n"
+      "              (fold (sub (sub n i) 1) o (k o2)\n"
+      "                (let (j (add (add i k) 1))\n"
+      "                (update o2 j (add (index o2 j)\n"
+      "                                  (mul (index L (add (mul i n) j)) (index x i))))))))\n"
+      "  (sum n (i) (let (e (index res i)) (mul e e))))))\n"
+      "(def recur f64 ((x (array f64)) (n int))\n"
+      "  (let (o (build n (i) (sin (index x i))))\n"
+      "  (let (r (fold (sub n 1) o (k o2)\n"
+      "            (update o2 (add k 1) (add (index o2 (add k 1)) (mul 0.5 (index o2 k))))))\n"
+      "  (sum n (i) (let (e (index r i)) (mul e e))))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "step order");
+  Func *qx = module_find(m, "qx$rev"), *recur = module_find(m, "recur$rev");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(qx);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(recur);
+  int folds_qx = count_kind(qx->body, E_FOLD), reversed_qx = count_reversed_folds(qx->body);
+  int reversed_recur = count_reversed_folds(recur->body);
+  if (reversed_qx != 1 || folds_qx < 3 || reversed_recur != 1) {
+    fprintf(stderr, "qx$rev: %d of %d folds reversed; recur$rev: %d\n", reversed_qx, folds_qx,
+            reversed_recur);
+    CU_FAIL("qx's inner reverse loop runs forwards, its outer one and recur's backwards");
+  }
+  double L[16] = {0.3, -0.7, 1.1, 0.4, 0.9, -0.2, 0.5, 1.3, -0.6, 0.8, 0.1, -1.2, 0.7, 0.2, -0.4, 0.6};
+  Point p = {.fname = "qx", .n = 3, .args = {{.array = true, .n = 16}, {.array = true, .n = 4, .a = {0.5, -0.3, 0.9, 0.2}}, {.x = 4}}};
+  memcpy(p.args[0].a, L, sizeof L);
+  check_point(m, &p, false);
+  Point q = {.fname = "recur", .n = 2, .args = {{.array = true, .n = 4, .a = {0.3, -0.7, 1.1, 0.4}}, {.x = 4}}};
+  check_point(m, &q, false);
+  module_free(m);
+}
+
 /* A record type (a callee's tape) that holds an array's address. */
 static bool record_holds_array(const Type *t, bool in_record) {
   if (t->kind == TY_ARRAY)
@@ -1331,6 +1397,7 @@ int main(void) {
   CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
   CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
   CU_add_test(s, "stored loops: array residuals read in the log, lengths known", test_log_view);
+  CU_add_test(s, "reverse loops of independent steps run forwards", test_step_order);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
