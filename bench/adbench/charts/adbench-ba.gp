@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.98746
-1 6.94509
-2 7.06903
-3 6.58398
+0 6.5969
+1 6.93449
+2 6.95303
+3 6.30433
 EOD
 $tool1 << EOD
-0 191.191
-1 194.289
-2 193.183
-3 179.697
+0 190.143
+1 190.378
+2 190.421
+3 180.626
 EOD
 $tool2 << EOD
-0 44.5606
-1 39.4581
-2 41.3096
-3 41.2056
+0 41.3222
+1 35.6721
+2 37.4295
+3 36.5687
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/b2/adbench-ba.png"
+set output "/tmp/bench_out/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

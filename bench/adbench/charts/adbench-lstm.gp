@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.16135
-1 2.34332
-2 2.18136
-3 2.37617
-4 3.38793
+0 2.13482
+1 2.29847
+2 2.34929
+3 2.31635
+4 3.37556
 EOD
 $tool1 << EOD
-0 6.70922
-1 7.31627
-2 8.10762
-3 13.6213
-4 12.8872
+0 6.63565
+1 6.92663
+2 7.44141
+3 13.8339
+4 13.3213
 EOD
 $tool2 << EOD
-0 515.091
-1 533.133
-2 968.518
-3 549.214
+0 517.816
+1 552.211
+2 1009.93
+3 540.197
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/b2/adbench-lstm.png"
+set output "/tmp/bench_out/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
