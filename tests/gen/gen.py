@@ -426,6 +426,9 @@ class Gen:
         # the integer type idx points to (issue 8: pointers to every
         # integer type are inactive); a `const _Bool *idx` holds 0s and 1s
         self.rix = random.Random(seed * 393342743 + 71)
+        # arrays a loop nest adds products to in place (ADBench's Qtimesx,
+        # DESIGN.md 8.51: a reverse loop of independent steps runs forwards)
+        self.rqx = random.Random(seed * 413158511 + 73)
         self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
@@ -1159,6 +1162,73 @@ class Gen:
             out += self.swaps(c)
         if self.rmx.random() < 0.25:
             out += self.matrix(c)
+        if self.rqx.random() < 0.3:
+            out += self.accumulating_nest(c)
+        return out
+
+    def accumulating_nest(self, c):
+        """A local array filled at the counter, then added to in place by a
+        nest (ADBench's Qtimesx): the inner loop, from 0, i or i + 1, adds
+        to t at its counter a product of elements of the inputs, at a
+        running counter or at i and j. Its reverse steps are independent
+        and run forwards (DESIGN.md 8.51) unless the step also reads t,
+        which a third of the nests do: at the outer counter (written by the
+        inner loop when it starts at 0 or i), at the element before (a
+        recurrence) or elsewhere; those must stay reversed. Every draw
+        comes from self.rqx."""
+        return self.drawn_from(self.rqx, self.accumulating_nest_block, c)
+
+    def accumulating_nest_block(self, c):
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        k = fn.nvar
+        t, i, j, q = "qt%d" % k, "qi%d" % k, "qj%d" % k, "qq%d" % k
+        ity = fn.ity
+        hdr = "for (" + ity + " %s = 0; %s < n; %s++)"
+        v = self.newvar(fn)
+        out = []
+        alloc = r.choice(["fixed", "vla", "malloc"])
+        if alloc == "fixed":
+            out.append(S(self, "raw", "@T %s[8];" % t, fixed=True))
+        elif alloc == "vla":
+            out.append(S(self, "raw", "@T %s[n];" % t, fixed=True))
+        else:
+            self.scratch_used = True
+            out.append(S(self, "raw", "@T *%s = malloc(n * sizeof *%s);" % (t, t), fixed=True))
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+        out.append(S(self, "for", hdr % (i, i, i), fixed=True,
+                     body=[S(self, "raw", "%s[%s] = {0};" % (t, i), [self.expr(lc, 2)], fixed=True)]))
+        lo = r.choice(["%s + 1" % i, "%s + 1" % i, i, "0"])
+        # a counter a rectangular nest carries is a located error: such a
+        # nest is flattened into one loop (lower_loops.cpp, inlineLoop)
+        counter = fn.arrays and lo != "0" and r.random() < 0.5
+        reads = ["%s[%s]" % (a, x) for a in fn.arrays for x in (i, j)]
+        if counter:
+            reads += ["%s[%s %% n]" % (a, q) for a in fn.arrays]
+        jc = c.sub(reads=c.reads + reads, ints=c.ints + [i, j])
+        factor = ("%s[%s %% n]" % (r.choice(fn.arrays), q) if counter else
+                  "%s[%s]" % (r.choice(fn.arrays), i) if fn.arrays else "#0.5")
+        step = "%s[%s] += %s * tanh({0})" % (t, j, factor)
+        if r.random() < 1 / 3:
+            # the step reads t: its reverse steps depend on each other
+            at = r.choice([i, "(%s + n - 1) %% n" % j, "n - 1 - %s" % j, "0"])
+            step += " * (#0.5 + #0.25 * %s[%s])" % (t, at.replace("%%", "%"))
+        body = [S(self, "raw", step + ";", [self.expr(jc, 1)], fixed=True)]
+        if counter:
+            out.append(S(self, "raw", "%s %s = 0;" % (ity, q), fixed=True))
+            body.append(S(self, "raw", "%s++;" % q, fixed=True))
+        inner = S(self, "for", "for (%s %s = %s; %s < n; %s++)" % (ity, j, lo, j, j), fixed=True, body=body)
+        out.append(S(self, "for", hdr % (i, i, i), fixed=True, body=[inner]))
+        rd = c.sub(reads=c.reads + ["%s[%s]" % (t, j), "%s[n - 1 - %s]" % (t, j)], ints=c.ints + [j])
+        out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
+        out.append(S(self, "for", hdr % (j, j, j), fixed=True,
+                     body=[S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, t, j), [self.expr(rd, 2)],
+                             fixed=True)]))
+        if alloc == "malloc":
+            out.append(S(self, "raw", "free(%s);" % t, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
         return out
 
     def matrix(self, c):
