@@ -63,6 +63,9 @@ Expr *order_reverse_steps(Module *m, const Func *f, Expr *body); /* a reverse
                                                 forwards */
 Expr *unswitch_expr(Module *m, Expr *e);     /* folds choosing arrays: once,
                                                 before the loop (not ANF) */
+Expr *pick_last_expr(Module *m, Expr *body); /* a fold keeping the last value
+                                                a condition picked: carries
+                                                its index (not ANF) */
 Expr *indvar_expr(Module *m, Expr *body);    /* counters a fold carries: from
                                                 its counter (not ANF) */
 Expr *hoist_reads(Module *m, Expr *body);    /* elements every step reads and

@@ -196,7 +196,8 @@ static void walk_calls(InactiveArgs *c, Expr *e) {
 
 /* The stages that reshape the primal before AD, each checked and dumped.
  * Requires f in ANF with unique binders; guarantees the same, with loops
- * unswitched (if `unswitch`), counters read from the loop counter,
+ * unswitched (if `unswitch`), running picks carried as indices,
+ * counters read from the loop counter,
  * invariant reads and values hoisted out of loops. */
 static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
                           const AdOptions *opt, Diag *err) {
@@ -204,6 +205,10 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
    * (ad/unswitch.c) */
   return (!unswitch || primal_stage(m, fr, unswitch_expr(m, (*fr)->body), "unswitching",
                                     "with loops unswitched", names, opt, err)) &&
+         /* a loop keeping the last value a condition picked (a running
+          * maximum) carries the index of that pick (ad/pick.c) */
+         primal_stage(m, fr, pick_last_expr(m, (*fr)->body), "picks",
+                      "with picked values carried as indices", names, opt, err) &&
          /* integers a loop carries and advances by a fixed amount are
           * read from its counter (ad/indvar.c) */
          primal_stage(m, fr, indvar_expr(m, (*fr)->body), "counters",

@@ -1087,6 +1087,72 @@ static void test_step_order(void) {
   module_free(m);
 }
 
+/* Folds in e whose state is a number (a value carried from step to step,
+ * which reverse mode runs backwards). */
+static int count_number_folds(const Expr *e) {
+  int n = 0;
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    n += e->kind == E_FOLD && type_is_float(e->var2->type);
+    for (int i = 0; i < e->nargs; i++)
+      n += count_number_folds(e->args[i]);
+  }
+  return n;
+}
+
+/* DESIGN 8.52: a loop keeping the last value a condition picked (a running
+ * maximum or minimum, the picked value computed from the step's reads)
+ * carries the pick's index; its derivatives carry nothing through the
+ * loop. Not when the picked value reads the state (a running mean of the
+ * picks), calls a <math.h> function, or the step has an effect. */
+static void test_pick_last(void) {
+  const char *text =
+      "(def amax f64 ((x (array f64)) (n int))\n"
+      "  (fold (sub n 1) (index x 0) (k m)\n"
+      "    (let (t (index x (add k 1))) (if (lt m t) t m))))\n"
+      "(def amin f64 ((x (array f64)) (w (array f64)) (n int))\n"
+      "  (let (m (fold n 1000.0 (k m)\n"
+      "    (let (v (mul (index x k) (index w (sub (sub n 1) k)))) (if (gt v m) m v))))\n"
+      "  (mul m m)))\n"
+      "(def amean f64 ((x (array f64)) (n int))\n"
+      "  (fold (sub n 1) (index x 0) (k m)\n"
+      "    (let (t (index x (add k 1))) (if (lt m t) (mul 0.5 (add m t)) m))))\n"
+      "(def aexp f64 ((x (array f64)) (n int))\n"
+      "  (fold n 0.0 (k m)\n"
+      "    (let (t (index x k)) (if (lt m t) (exp t) m))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "picks");
+  const char *picked[] = {"amax$rev", "amin$rev", "amax$fwd", "amin$fwd"};
+  const char *kept[] = {"amean$rev", "aexp$rev"};
+  for (int i = 0; i < 4; i++) {
+    Func *g = module_find(m, picked[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    if (count_number_folds(g->body) != 0 || count_kind(g->body, E_LOGPUSH) != 0) {
+      fprintf(stderr, "%s: %d folds of a number, %d pushes\n", picked[i], count_number_folds(g->body),
+              count_kind(g->body, E_LOGPUSH));
+      CU_FAIL("a running pick carries its index: no number through the loop, nothing stored");
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    Func *g = module_find(m, kept[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT(count_number_folds(g->body) >= 1);
+  }
+  Point a = {.fname = "amax", .n = 2, .args = {{.array = true, .n = 5, .a = {0.3, -0.7, 1.1, 0.4, 0.9}}, {.x = 5}}};
+  check_point(m, &a, false);
+  Point a1 = {.fname = "amax", .n = 2, .args = {{.array = true, .n = 4, .a = {1.3, -0.7, 1.1, 0.4}}, {.x = 4}}};
+  check_point(m, &a1, false); /* the first element stays the maximum */
+  Point a2 = {.fname = "amax", .n = 2, .args = {{.array = true, .n = 1, .a = {0.6}}, {.x = 1}}};
+  check_point(m, &a2, false); /* no step */
+  Point b = {.fname = "amin", .n = 3, .args = {{.array = true, .n = 4, .a = {0.3, -0.7, 1.1, 0.4}},
+                                              {.array = true, .n = 4, .a = {0.5, 1.2, -0.8, 0.6}}, {.x = 4}}};
+  check_point(m, &b, false);
+  Point c = {.fname = "amean", .n = 2, .args = {{.array = true, .n = 4, .a = {0.3, 0.7, 0.45, 1.4}}, {.x = 4}}};
+  check_point(m, &c, false);
+  Point d = {.fname = "aexp", .n = 2, .args = {{.array = true, .n = 4, .a = {0.3, 0.7, -0.5, 1.4}}, {.x = 4}}};
+  check_point(m, &d, false);
+  module_free(m);
+}
+
 /* A record type (a callee's tape) that holds an array's address. */
 static bool record_holds_array(const Type *t, bool in_record) {
   if (t->kind == TY_ARRAY)
@@ -1398,6 +1464,7 @@ int main(void) {
   CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
   CU_add_test(s, "stored loops: array residuals read in the log, lengths known", test_log_view);
   CU_add_test(s, "reverse loops of independent steps run forwards", test_step_order);
+  CU_add_test(s, "a running pick carries its index", test_pick_last);
   CU_add_test(s, "exact partials at special points", test_special_partials);
   CU_add_test(s, "forward mode through in-place updates", test_forward_updates);
   CU_add_test(s, "reverse mode refuses updates it cannot do yet", test_reverse_update_limits);
