@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.5969
-1 6.93449
-2 6.95303
-3 6.30433
+0 6.59215
+1 6.79422
+2 7.17692
+3 6.66318
 EOD
 $tool1 << EOD
-0 190.143
-1 190.378
-2 190.421
-3 180.626
+0 202.151
+1 189.966
+2 190.088
+3 187.05
 EOD
 $tool2 << EOD
-0 41.3222
-1 35.6721
-2 37.4295
-3 36.5687
+0 39.5197
+1 36.6525
+2 40.6699
+3 38.0499
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/bench_out/adbench-ba.png"
+set output "/tmp/bench1/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.13482
-1 2.29847
-2 2.34929
-3 2.31635
-4 3.37556
+0 2.11884
+1 2.19787
+2 2.13543
+3 2.22716
+4 2.74944
 EOD
 $tool1 << EOD
-0 6.63565
-1 6.92663
-2 7.44141
-3 13.8339
-4 13.3213
+0 7.16309
+1 6.83297
+2 7.62693
+3 13.236
+4 12.8267
 EOD
 $tool2 << EOD
-0 517.816
-1 552.211
-2 1009.93
-3 540.197
+0 541.739
+1 523.012
+2 960.986
+3 531.474
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/bench_out/adbench-lstm.png"
+set output "/tmp/bench1/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
