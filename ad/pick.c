@@ -125,18 +125,23 @@ static Var *state_value(const Bindings *step, Var *st, int *at) {
   *at = -1;
   if (type_is_float(st->type))
     return st;
-  if (st->type->kind != TY_TUPLE || st->type->n != 1 || !type_is_float(st->type->elems[0]))
+  if (st->type->kind != TY_TUPLE || st->type->name || st->type->n != 1 ||
+      !type_is_float(st->type->elems[0]))
     return NULL;
   VarMap state = {0};
   varmap_put(&state, st, st);
+  bool elsewhere = false;
   for (int i = 0; i < step->vars.len; i++) {
     Expr *r = step->rhss.items[i];
     if (r->kind == E_GET && r->args[0]->kind == E_VAR && r->args[0]->var == st && *at < 0)
       *at = i;
     else if (reads_any(r, &state))
-      *at = -2;
+      elsewhere = true;
   }
+  elsewhere = elsewhere || reads_any(step->result, &state);
   varmap_free(&state);
+  if (elsewhere)
+    *at = -1;
   return *at >= 0 ? step->vars.items[*at] : NULL;
 }
 
