@@ -95,6 +95,10 @@ typedef struct Em {
   int scope_indent; /* the indent of the current scope's C block */
   long stack_bytes; /* automatic storage given to arrays so far */
   const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
+  bool log_in_locals; /* every log operation is in the function's top-level
+                         block: saves are local variables (log_is_straight) */
+  PtrVec live_saves;  /* LocalSave*: saved, not yet popped, oldest first */
+  PtrVec final_saves; /* LocalSave*: in-out saves whose final value is kept */
   Slab slab;
   Diag *err;
   bool failed;
@@ -2011,9 +2015,62 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
   }
 }
 
+/* A save of the undo log kept in local variables (log_in_locals): the
+ * element's address, its value before the update, and for an in-out
+ * parameter its final value once the primal sweep has ended. */
+typedef struct LocalSave {
+  const char *elem; /* the element's C type */
+  const char *at, *old, *final;
+  bool inout;
+} LocalSave;
+
+/* The log operations of straight-line code, with local variables in place
+ * of the log: the order of saves and pops is the order of the C text, so
+ * each pop restores the newest save still live, known when emitting. */
+static void emit_log_in_locals(Em *e, Expr *rhs) {
+  switch (rhs->kind) {
+  case E_LOGSAVE: {
+    CVal *arr = cval_of(e, rhs->args[0]);
+    if (!arr->writable)
+      em_fail(e, "an undo-log save of an array the function may not write");
+    LocalSave *sv = arena_alloc(e->a, sizeof *sv);
+    sv->elem = c_type(e->a, rhs->args[0]->type->elem);
+    sv->at = nameset_fresh(&e->names, e->a, "chad__saved_at");
+    sv->old = nameset_fresh(&e->names, e->a, "chad__saved");
+    sv->inout = arr->inout;
+    line(e, "%s *const %s = &%s[%s];", sv->elem, sv->at, arr->expr, scalar_text(e, rhs->args[1]));
+    line(e, "const %s %s = *%s;", sv->elem, sv->old, sv->at);
+    ptrvec_push(e->a, &e->live_saves, sv);
+    return;
+  }
+  case E_LOGPOP: {
+    LocalSave *sv = e->live_saves.items[--e->live_saves.len];
+    line(e, "*%s = %s;", sv->at, sv->old);
+    return;
+  }
+  case E_LOGFINAL:
+    for (int i = 0; i < e->live_saves.len; i++) {
+      LocalSave *sv = e->live_saves.items[i];
+      if (!sv->inout || sv->final)
+        continue;
+      sv->final = nameset_fresh(&e->names, e->a, "chad__final");
+      line(e, "const %s %s = *%s;", sv->elem, sv->final, sv->at);
+      ptrvec_push(e->a, &e->final_saves, sv);
+    }
+    return;
+  default:
+    em_fail(e, "a log operation straight-line code does not have");
+  }
+}
+
 /* The undo log: a save records an element before an update stores over
  * it, and pops, undos write old values back into the same memory. */
 static void emit_log(Em *e, Var *x, Expr *rhs) {
+  if (e->log_in_locals) {
+    emit_log_in_locals(e, rhs);
+    varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
+    return;
+  }
   switch (rhs->kind) {
   case E_LOGSAVE: {
     CVal *arr = cval_of(e, rhs->args[0]);
@@ -2448,7 +2505,12 @@ static void rerun_for_inout(Em *e, const Func *f, Func *g) {
       if ((cls == PARAM_IN_ARRAY || func_param_written(f, i)) && type_is_active(f->params[i]->type))
         gi++; /* its buffer */
     }
-    if (e->log)
+    if (e->log_in_locals)
+      for (int i = e->final_saves.len - 1; i >= 0; i--) {
+        LocalSave *sv = e->final_saves.items[i];
+        line(e, "*%s = %s;", sv->at, sv->final);
+      }
+    else if (e->log)
       line(e, "chad__log_redo(&%s);", e->log);
     return;
   }
@@ -2462,6 +2524,8 @@ static void rerun_for_inout(Em *e, const Func *f, Func *g) {
     e->failed = true;
     return;
   }
+  for (int i = 0; i < e->final_saves.len; i++) /* f's run gives them */
+    line(e, "(void)%s;", ((LocalSave *)e->final_saves.items[i])->final);
   StrBuf b = {0};
   for (int i = 0, gi = 0; i < f->nparams; i++) {
     ParamClass cls = func_param_class(f, i);
@@ -2624,6 +2688,35 @@ static bool logs_in_loop(const Expr *e, bool in_loop) {
   return expr_is_loop(e) && logs_in_loop(e->body, true);
 }
 
+/* Does e hold an operation of the undo log (E_LOGSAVE ... E_LOGFINAL)? */
+static bool contains_log_op(const Expr *e) {
+  for (int k = E_LOGSAVE; k <= E_LOGFINAL; k++)
+    if (expr_contains(e, (ExprKind)k))
+      return true;
+  return false;
+}
+
+/* Can the undo log live in local variables? When its only operations are
+ * saves, pops and the final values, each in the function's top-level let
+ * chain (no loop or branch holds one), their order in the C text is the
+ * order they run in, and a pop never finds the log empty: a save is then
+ * two locals and a pop a store, with no log to grow, allocate and free on
+ * every call (a straight-line f with an in-out array, as ADBench's
+ * radial_distort and compute_reproj_error are). */
+static bool log_is_straight(const Expr *body) {
+  int live = 0;
+  for (; body->kind == E_LET; body = body->body) {
+    const Expr *rhs = body->args[0];
+    if (rhs->kind == E_LOGSAVE)
+      live++;
+    else if (rhs->kind == E_LOGPOP && live > 0)
+      live--;
+    else if (rhs->kind != E_LOGFINAL && contains_log_op(rhs))
+      return false;
+  }
+  return !contains_log_op(body);
+}
+
 static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Func *g,
                           Diag *err) {
   Em e;
@@ -2659,8 +2752,10 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE) ||
       expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
-    line(&e, "chad__log %s = {0};", e.log);
-    if (logs_in_loop(g->body, false)) {
+    e.log_in_locals = log_is_straight(g->body);
+    if (e.log_in_locals)
+      ;
+    else if (line(&e, "chad__log %s = {0};", e.log), logs_in_loop(g->body, false)) {
       line(&e, "chad__log_open(&%s);", e.log);
       ptrvec_push(e.a, e.frees, (void *)e.log);
     } else {

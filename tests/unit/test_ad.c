@@ -921,6 +921,47 @@ static void test_tbr(void) {
   module_free(m);
 }
 
+/* DESIGN 8.53: the undo log of straight-line code lives in local
+ * variables (a save is the element's address and old value, a pop a
+ * store); a log operation in a loop keeps the log. The values are checked
+ * by the e2e tests (inout.c's read_first and bump, updates.c): f_rev's
+ * final in-out values equal f's, its gradients finite differences'. */
+static void test_log_in_locals(void) {
+  const char *text =
+      "(def bump (tuple (tuple) (array f64)) ((p (array f64) inout) (x f64))\n"
+      "  (let (v (mul (index p 0) x))\n"
+      "  (let (p1 (update p 0 v))\n"
+      "  (let (p2 (update p1 1 (mul (index p1 0) (index p1 1))))\n"
+      "    (tuple (tuple) p2)))))\n"
+      "(def bumps (tuple (tuple) (array f64)) ((p (array f64) inout) (x f64) (n int))\n"
+      "  (let (q (fold n p (i a) (update a i (mul (index a i) x))))\n"
+      "    (tuple (tuple) q)))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all_with(m, "log in locals", NULL);
+  Diag d;
+  char *straight = emit_definitions(m, module_find(m, "bump"), &d);
+  char *looped = emit_definitions(m, module_find(m, "bumps"), &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(straight);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(looped);
+  const char *body = strstr(straight, "void bump_rev(");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+  body = strstr(body, "{");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+  bool locals = strstr(body, "= &p[0];") && strstr(body, "= &p[1];") &&
+                strstr(body, "chad__final_1 = *") && !strstr(body, "chad__log_") &&
+                !strstr(body, "chad__log ");
+  if (!locals)
+    fprintf(stderr, "%s\n", body);
+  CU_ASSERT(locals);
+  body = strstr(looped, "void bumps_rev(");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+  CU_ASSERT(strstr(body, "chad__log chad__undo = {0};") != NULL);
+  CU_ASSERT(strstr(body, "chad__log_redo(&") != NULL);
+  free(straight);
+  free(looped);
+  module_free(m);
+}
+
 /* DESIGN 8.49: a reverse loop's sum of the contributions to a scalar
  * outside it (x_i's cotangent over the inner loop of tri) may be
  * reassociated, so the emitter writes it with chad__free_add; a primal
@@ -1461,6 +1502,7 @@ int main(void) {
   CU_add_test(s, "to be recorded: a nest saves only what a later reverse reads", test_tbr);
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
   CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
+  CU_add_test(s, "the undo log of straight-line code in locals", test_log_in_locals);
   CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
   CU_add_test(s, "stored loops: array residuals read in the log, lengths known", test_log_view);
   CU_add_test(s, "reverse loops of independent steps run forwards", test_step_order);
