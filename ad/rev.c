@@ -2221,13 +2221,45 @@ static bool contains_loop(const Expr *e) {
 
 /* A fold whose steps store their residuals, when the cost model and the
  * step allow it; false to recompute instead. */
+/* Does e name a variable of `vars`? */
+static bool names_any(const Expr *e, const VarMap *vars) {
+  VarMap refs = {0};
+  expr_visit_vars((Expr *)e, note_ref, &refs);
+  bool any = false;
+  for (int j = 0; j < refs.cap && !any; j++)
+    any = refs.keys[j] && varmap_has(vars, refs.keys[j]);
+  varmap_free(&refs);
+  return any;
+}
+
+static bool any_names(const PtrVec *exprs, const VarMap *vars) {
+  for (int i = 0; i < exprs->len; i++)
+    if (names_any(exprs->items[i], vars))
+      return true;
+  return false;
+}
+
+/* Does the reverse of a loop whose steps stored their residuals (st) read
+ * no memory of the arrays `vars`? Its residuals are numbers (no array, no
+ * address, no tape holding one), and nothing its reverse step runs names
+ * one of them: it reads what the primal step read through what it pushed
+ * (DESIGN 8.23: an earlier loop reading an in-out parameter's elements). */
+static bool stored_reverse_unread(const StoreRev *st, const VarMap *vars) {
+  for (int i = 0; i < st->residuals.len; i++)
+    if (type_holds_array(((Var *)st->residuals.items[i])->type))
+      return false;
+  return !any_names(&st->rev.rhss, vars) && !any_names(&st->again_rhs, vars) &&
+         !any_names(&st->recall_calls, vars) && !any_names(&st->reread_rhs, vars);
+}
+
 /* DESIGN 8.23, the to-be-recorded rule for a loop of f's primal sweep
  * (nesting 0) that carries arrays: does any reverse code that runs after
  * the loop's reverse read their memory? Each carried array must be a
  * version (through updates and copies) of an array f made (build, alloc),
  * and every earlier binding naming one of those versions must be one that
  * reads no memory in the reverse sweep: that chain of updates itself, an
- * element read, a length, a save, or the tuple of the loop's state. */
+ * element read, a length, a save, the tuple of the loop's state, or a loop
+ * that stored only numbers and whose reverse names none of them. */
 static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal) {
   VarMap rhs_of = {0}, chain = {0}, init_tuples = {0};
   for (int i = 0; i < primal->vars.len; i++)
@@ -2267,17 +2299,13 @@ static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal) {
   for (int i = 0; i < primal->vars.len && ok; i++) {
     Var *v = primal->vars.items[i];
     Expr *r = primal->rhss.items[i];
-    VarMap refs = {0};
-    expr_visit_vars(r, note_ref, &refs);
-    bool names_chain = false;
-    for (int j = 0; j < refs.cap && !names_chain; j++)
-      names_chain = refs.keys[j] && varmap_has(&chain, refs.keys[j]);
-    varmap_free(&refs);
-    if (!names_chain)
+    if (!names_any(r, &chain))
       continue;
+    const StoreRev *stored = r->kind == E_FOLD ? varmap_get(&s->stored, v) : NULL;
     ok = r->kind == E_INDEX || r->kind == E_LEN || r->kind == E_LOGSAVE ||
          ((r->kind == E_UPDATE || r->kind == E_VAR) && varmap_has(&chain, v)) ||
-         (r->kind == E_TUPLE && varmap_has(&init_tuples, v));
+         (r->kind == E_TUPLE && varmap_has(&init_tuples, v)) ||
+         (stored && !names_any(r->args[1], &chain) && stored_reverse_unread(stored, &chain));
   }
   varmap_free(&rhs_of);
   varmap_free(&chain);

@@ -151,6 +151,21 @@ void relax_read(double *p, const double *k, int n) {
             p[i] = p[i] + s * k[i] * sin(p[i - 1]);
 }
 
+/* a loop reads the in-out parameter into scratch, storing its elements;
+ * its reverse reads none of p's memory, so the loop after it updates p in
+ * place and saves nothing (lstm_model's gates, then its hidden state) */
+CHAD_DIFFERENTIABLE
+void gates(double *p, const double *k, int n) {
+    double *g = malloc(2 * n * sizeof *g);
+    for (int i = 0; i < n; i++) {
+        g[i] = tanh(p[i] * k[i]);
+        g[n + i] = sin(p[i] + k[i]);
+    }
+    for (int i = 0; i < n; i++)
+        p[i] = p[i] * g[i] + g[n + (i + 1) % n];
+    free(g);
+}
+
 struct ctx { int n; };
 #define CN(c) (((const struct ctx *)(c))->n)
 
@@ -225,6 +240,7 @@ SCALAR_WRAPPERS(tape_reads, tr)
 INOUT_WRAPPERS(relax, re)
 INOUT_WRAPPERS(relax_around, ra)
 INOUT_WRAPPERS(relax_read, rr)
+INOUT_WRAPPERS(gates, ga)
 
 int main(void) {
     char name[64];
@@ -257,6 +273,9 @@ int main(void) {
         gca_check_random(&p, 4, -1, 1);
         snprintf(name, sizeof name, "relax_read n=%d", c.n);
         p.nin = 2 * c.n, p.nout = c.n, p.f = rr_w, p.fwd = rr_fwd, p.rev = rr_rev;
+        gca_check_random(&p, 4, -1, 1);
+        snprintf(name, sizeof name, "gates n=%d", c.n);
+        p.nin = 2 * c.n, p.nout = c.n, p.f = ga_w, p.fwd = ga_fwd, p.rev = ga_rev;
         gca_check_random(&p, 4, -1, 1);
     }
     return gc_summary();
