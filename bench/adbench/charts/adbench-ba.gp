@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.59215
-1 6.79422
-2 7.17692
-3 6.66318
+0 6.30813
+1 6.79266
+2 6.9571
+3 6.2912
 EOD
 $tool1 << EOD
-0 202.151
-1 189.966
-2 190.088
-3 187.05
+0 192.284
+1 193.509
+2 191.988
+3 187.816
 EOD
 $tool2 << EOD
-0 39.5197
-1 36.6525
-2 40.6699
-3 38.0499
+0 40.0094
+1 37.9942
+2 40.7921
+3 35.786
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/bench1/adbench-ba.png"
+set output "/tmp/bench4/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.11884
-1 2.19787
-2 2.13543
-3 2.22716
-4 2.74944
+0 2.24379
+1 2.21326
+2 2.2267
+3 2.17896
+4 2.57438
 EOD
 $tool1 << EOD
-0 7.16309
-1 6.83297
-2 7.62693
-3 13.236
-4 12.8267
+0 6.87285
+1 6.78672
+2 8.82367
+3 12.9062
+4 12.2928
 EOD
 $tool2 << EOD
-0 541.739
-1 523.012
-2 960.986
-3 531.474
+0 542.632
+1 535.42
+2 994.177
+3 529.194
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/bench1/adbench-lstm.png"
+set output "/tmp/bench4/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
