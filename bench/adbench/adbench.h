@@ -11,6 +11,7 @@ struct options {
     const char *out_dir;  /* where the charts go */
     int quick;            /* smoke test: tiny sizes, timings not judged */
     const char *require_chad; /* problems chad must compile ("gmm,ba") */
+    const char *only;         /* the problems to run ("gmm,ba"), or NULL: all three */
 };
 
 /* The median over batches of the time of one call of fn(ctx); a batch
@@ -23,6 +24,19 @@ double median_time(void (*fn)(void *), void *ctx);
  * path on many x86 cores, about a hundred times slower than on normal
  * numbers; this tells how much of a time they are. */
 double median_time_flushed(void (*fn)(void *), void *ctx);
+
+/* time(grad) / time(obj), measured in pairs: a batch of the objective,
+ * then one of the derivative, seven times (three in --quick, or when one
+ * derivative takes over a second); the median of the seven ratios of a
+ * pair's two batches, and in *t_obj and *t_grad the median of each.
+ * Both of a pair run within a few tens of milliseconds of each other, so
+ * a change in the machine's load or clock between the objective's timing
+ * and the derivative's, which a ratio of separately timed medians takes in
+ * whole, moves one pair, not the median. */
+double paired_ratio(void (*obj)(void *), void (*grad)(void *), void *ctx, double *t_obj, double *t_grad);
+/* paired_ratio with subnormals flushed (as median_time_flushed), or -1 */
+double paired_ratio_flushed(void (*obj)(void *), void (*grad)(void *), void *ctx, double *t_obj,
+                            double *t_grad);
 
 /* Largest rho(a_i, b_i) = |a_i - b_i| / max(1, |a_i| + |b_i|), ADBench's
  * measure, over n entries (idx: the entries to compare, or NULL for 0..n-1). */
@@ -41,6 +55,7 @@ struct row {
     double t_obj, t_grad;  /* seconds */
     int estimated;
     char check[160];       /* "ok (...)", "WRONG (...)", or why there is no row */
+    double ratio;          /* paired_ratio's, or 0: t_grad / t_obj */
 };
 void report(const struct row *r);
 /* Say the outcome of comparing with a reference: fills r->check. */

@@ -267,11 +267,11 @@ static void tool_row(struct row *r, const struct tool *t, const struct ba *b, st
         adbench_failures++;
     } else if (ref)
         judge(r, max_rho(ref->vals, J->vals, NULL, J->nnz), tol, ref_name);
-    r->t_grad = median_time(job_jac, &job);
+    r->ratio = paired_ratio(job_obj, job_jac, &job, &r->t_obj, &r->t_grad);
 }
 
 /* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho
- * against the reference (-1: another structure) */
+ * against the reference (-1: another structure), ratio */
 struct adolc_job {
     const struct tool *tool;
     const struct ba *b;
@@ -286,14 +286,13 @@ static void adolc_measure(void *c, double *out) {
     adolc_ba_tape(10, cam_of(b, 0), pt_of(b, 0), b->w[0], b->feats);
     jacobian(aj->tool, b, aj->J);
     out[2] = same_structure(aj->J, aj->ref) ? max_rho(aj->ref->vals, aj->J->vals, NULL, aj->J->nnz) : -1;
-    out[0] = median_time(job_obj, &job);
-    out[1] = median_time(job_jac, &job);
+    out[3] = paired_ratio(job_obj, job_jac, &job, &out[0], &out[1]);
 }
 
 static void run_size(const struct ba *b, const char *label, double x) {
     static const struct tool chad = {chad_block, chad_weight}, adolc = {adolc_block, adolc_weight},
                              fd = {fd_block, fd_weight};
-    struct row base = {"ba", label, "", x, 0, -1, 0, ""}, r;
+    struct row base = {"ba", label, "", x, 0, -1, 0, "", 0}, r;
     struct csr J_fd, J_ref, J;
     struct job job = {NULL, b, NULL};
     const char *ref_name = NULL;
@@ -326,9 +325,9 @@ static void run_size(const struct ba *b, const char *label, double x) {
     r = base, r.tool = "ADOL-C";
     if (adolc_ba_tape) {
         struct adolc_job aj = {&adolc, b, &J, ref ? ref : &J_fd, ref ? TOL_EXACT : TOL_FD};
-        double out[3];
-        if (isolated(adolc_measure, &aj, out, 3) == 0) {
-            r.t_obj = out[0], r.t_grad = out[1];
+        double out[4];
+        if (isolated(adolc_measure, &aj, out, 4) == 0) {
+            r.t_obj = out[0], r.t_grad = out[1], r.ratio = out[3];
             if (out[2] < 0)
                 snprintf(r.check, sizeof r.check, "WRONG (CSR structure differs)"), adbench_failures++;
             else

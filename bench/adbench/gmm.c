@@ -158,7 +158,7 @@ static void job_port(void *c) { grad_port(((struct job *)c)->g); }
 static void job_adolc(void *c) { grad_adolc(((struct job *)c)->g); }
 static void job_fd(void *c) { grad_fd(((struct job *)c)->g, ((struct job *)c)->plan); }
 
-/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho
+/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho, ratio
  * against the reference (all entries) or FD (the plan's entries). */
 struct adolc_job {
     struct gmm *g;
@@ -172,8 +172,7 @@ static void adolc_measure(void *c, double *out) {
     adolc_gmm_tape(1, g->d, g->k, g->n, g->params, g->x, g->gamma, g->m);
     grad_adolc(g);
     out[2] = aj->plan ? max_rho(g->grad, aj->ref, aj->plan->idx, aj->plan->n) : max_rho(g->grad, aj->ref, NULL, g->np);
-    out[0] = median_time(job_obj, &job);
-    out[1] = median_time(job_adolc, &job);
+    out[3] = paired_ratio(job_obj, job_adolc, &job, &out[0], &out[1]);
 }
 
 static double *copy_grad(const struct gmm *g) {
@@ -185,7 +184,7 @@ static double *copy_grad(const struct gmm *g) {
 /* One size: every tool's row. */
 static void run_size(struct gmm *g, const char *label, double x) {
     struct job job = {g, NULL};
-    struct row base = {"gmm", label, "", x, 0, -1, 0, ""};
+    struct row base = {"gmm", label, "", x, 0, -1, 0, "", 0};
     double *ref = NULL, *fd;
     const char *ref_name = NULL;
     struct fd_plan plan;
@@ -211,7 +210,7 @@ static void run_size(struct gmm *g, const char *label, double x) {
     if (have_chad) {
         grad_chad(g);
         ref = copy_grad(g), ref_name = "chad";
-        r.t_grad = median_time(job_chad, &job);
+        r.ratio = paired_ratio(job_obj, job_chad, &job, &r.t_obj, &r.t_grad);
         judge(&r, max_rho(ref, fd, plan.idx, plan.n), TOL_FD, "FD");
     } else {
         snprintf(r.check, sizeof r.check, "not yet (%s)", adbench_have_c ? chad_gmm_status : "no ADBench C");
@@ -223,8 +222,7 @@ static void run_size(struct gmm *g, const char *label, double x) {
      * every operation of their reverse sweep then takes the slow path;
      * the objective meets one such number per point and component. */
     r = base, r.tool = "chad, subnormals flushed";
-    if (have_chad && (r.t_obj = median_time_flushed(job_obj, &job)) > 0) {
-        r.t_grad = median_time_flushed(job_chad, &job);
+    if (have_chad && (r.ratio = paired_ratio_flushed(job_obj, job_chad, &job, &r.t_obj, &r.t_grad)) > 0) {
         judge(&r, max_rho(ref, g->grad, NULL, g->np), TOL_EXACT, "chad");
         report(&r);
     }
@@ -232,7 +230,7 @@ static void run_size(struct gmm *g, const char *label, double x) {
     r = base, r.tool = "chad (port)";
     if (port_gmm_objective_rev) {
         grad_port(g);
-        r.t_grad = median_time(job_port, &job);
+        r.ratio = paired_ratio(job_obj, job_port, &job, &r.t_obj, &r.t_grad);
         if (ref)
             judge(&r, max_rho(ref, g->grad, NULL, g->np), TOL_EXACT, ref_name);
         else {
@@ -256,9 +254,9 @@ static void run_size(struct gmm *g, const char *label, double x) {
                  adolc_gmm_ops(g->d, g->k, g->n), ADOLC_MAX_OPS);
     else {
         struct adolc_job aj = {g, ref ? ref : fd, ref ? NULL : &plan};
-        double out[3];
-        if (isolated(adolc_measure, &aj, out, 3) == 0) {
-            r.t_obj = out[0], r.t_grad = out[1];
+        double out[4];
+        if (isolated(adolc_measure, &aj, out, 4) == 0) {
+            r.t_obj = out[0], r.t_grad = out[1], r.ratio = out[3];
             judge(&r, out[2], ref ? TOL_EXACT : TOL_FD, ref ? ref_name : "FD");
         } else
             snprintf(r.check, sizeof r.check, "failed (the ADOL-C process died)"), adbench_failures++;

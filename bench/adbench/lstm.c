@@ -120,7 +120,7 @@ static void job_chad(void *c) { grad_chad(c); }
 static void job_adolc(void *c) { grad_adolc(c); }
 static void job_fd(void *c) { grad_fd(c); }
 
-/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho */
+/* ADOL-C in its own process (see isolated): out = t_obj, t_grad, rho, ratio */
 struct adolc_job {
     struct lstm *s;
     const double *ref;
@@ -131,8 +131,7 @@ static void adolc_measure(void *c, double *out) {
     adolc_lstm_tape(20, s->l, s->c, s->b, s->params, s->state0, s->seq);
     grad_adolc(s);
     out[2] = max_rho(s->grad, aj->ref, NULL, s->np);
-    out[0] = median_time(job_obj, s);
-    out[1] = median_time(job_adolc, s);
+    out[3] = paired_ratio(job_obj, job_adolc, s, &out[0], &out[1]);
 }
 
 static double *copy_grad(const struct lstm *s) {
@@ -142,7 +141,7 @@ static double *copy_grad(const struct lstm *s) {
 }
 
 static void run_size(struct lstm *s, const char *label, double x) {
-    struct row base = {"lstm", label, "", x, 0, -1, 0, ""}, r;
+    struct row base = {"lstm", label, "", x, 0, -1, 0, "", 0}, r;
     double *fd, *ref = NULL;
 
     if (!adb_lstm_objective) {
@@ -164,7 +163,7 @@ static void run_size(struct lstm *s, const char *label, double x) {
         grad_chad(s);
         ref = copy_grad(s);
         judge(&r, max_rho(ref, fd, NULL, s->np), TOL_FD, "FD");
-        r.t_grad = median_time(job_chad, s);
+        r.ratio = paired_ratio(job_obj, job_chad, s, &r.t_obj, &r.t_grad);
     } else
         snprintf(r.check, sizeof r.check, "not yet (%s)", chad_lstm_status);
     report(&r);
@@ -176,9 +175,9 @@ static void run_size(struct lstm *s, const char *label, double x) {
         snprintf(r.check, sizeof r.check, "skipped (tape of ~%.0e operations)", adolc_lstm_ops(s->l, s->c, s->b));
     else {
         struct adolc_job aj = {s, ref ? ref : fd};
-        double out[3];
-        if (isolated(adolc_measure, &aj, out, 3) == 0) {
-            r.t_obj = out[0], r.t_grad = out[1];
+        double out[4];
+        if (isolated(adolc_measure, &aj, out, 4) == 0) {
+            r.t_obj = out[0], r.t_grad = out[1], r.ratio = out[3];
             judge(&r, out[2], ref ? TOL_EXACT : TOL_FD, ref ? "chad" : "FD");
         } else
             snprintf(r.check, sizeof r.check, "failed (the ADOL-C process died)"), adbench_failures++;
