@@ -3043,7 +3043,7 @@ static const char *runtime_text =
     " * safe when threads run derivatives at once (a thread that finds them\n"
     " * taken makes its own); a small sweep, or one that finds no spare (a\n"
     " * relaxed load, no atomic exchange), frees and allocates as before. */\n"
-    "#define CHAD__LOG_KEEP ((long long)1 << 16) /* entries: 1 to 2 MB */\n"
+    "#define CHAD__LOG_KEEP ((long long)1 << 10) /* entries: 8 to 24 KB */\n"
     "static __attribute__((unused)) chad__log chad__log_spare;\n"
     "static __attribute__((unused)) long long chad__log_spare_size;\n"
     "static __attribute__((unused)) int chad__log_busy;\n"
