@@ -73,6 +73,18 @@ typedef struct Home {
   CVal *cval; /* or a fixed destination */
 } Home;
 
+/* A loop the emitter is inside, and where its header begins: an allocation
+ * site in its body whose length no step changes takes its slot's block
+ * once, before the loop (slot_hoist, DESIGN 8.54). */
+typedef struct LoopFrame {
+  StrBuf *out;       /* the text the header is written in */
+  size_t at;         /* where the header begins there */
+  int indent;        /* the header's */
+  const Expr *steps; /* the step count (an atom); NULL: a while loop, which
+                        no block is taken before */
+  const char *steps_text;
+} LoopFrame;
+
 typedef struct Em {
   Module *m;
   Arena *a;
@@ -91,6 +103,9 @@ typedef struct Em {
   PtrVec *frees; /* arrays allocated in the current C scope */
   PtrVec *top_frees; /* those of the function's own scope, freed at its exit */
   PtrVec slots;  /* chad__slot variables of allocation sites in inner scopes */
+  PtrVec loops;  /* LoopFrame*: the loops around the text being written */
+  VarMap depth;  /* let-bound Var or parameter -> 1 + the number of loops
+                    around its binding (slot_hoist) */
   PtrVec *stack; /* arrays of the current scope in automatic storage */
   int scope_indent; /* the indent of the current scope's C block */
   long stack_bytes; /* automatic storage given to arrays so far */
@@ -1383,8 +1398,13 @@ static bool fits_stack(Em *e, Type *t, const char *n, long *bytes) {
          e->indent == e->scope_indent && e->stack_bytes + *bytes <= STACK_FUNCTION_BYTES;
 }
 
-/* A new array of n elements of type elem (zeroed when asked). */
-static CVal *new_array(Em *e, Type *t, const char *base, const char *n, bool zero) {
+static bool slot_hoist(Em *e, const char *name, Type *t, const char *n, const Expr *count,
+                       const char *slot, bool zero);
+
+/* A new array of n elements of type elem (zeroed when asked); count: n as
+ * an atom of the IR, or NULL when it is no atom's. */
+static CVal *new_array(Em *e, Type *t, const char *base, const char *n, const Expr *count,
+                       bool zero) {
   const char *name = nameset_fresh(&e->names, e->a, base);
   long bytes;
   if (fits_stack(e, t, n, &bytes)) {
@@ -1402,8 +1422,9 @@ static CVal *new_array(Em *e, Type *t, const char *base, const char *n, bool zer
     const char *slot = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_slot", name));
     ptrvec_push(e->a, &e->slots, (void *)slot);
     ptrvec_push(e->a, e->top_frees, (void *)arena_printf(e->a, "%s.p", slot));
-    line(e, "%s%s = chad__slot_get(&%s, %s, sizeof(%s), %d);", c_type(e->a, t), name, slot, n,
-         c_type(e->a, t->elem), zero);
+    if (!slot_hoist(e, name, t, n, count, slot, zero))
+      line(e, "%s%s = chad__slot_get(&%s, %s, sizeof(%s), %d);", c_type(e->a, t), name, slot, n,
+           c_type(e->a, t->elem), zero);
     line(e, "(void)%s;", name); /* a tape of a state without leaves is never read */
     ptrvec_push(e->a, e->stack, (void *)name);
   } else {
@@ -1421,7 +1442,7 @@ static int use_count(Em *e, Var *v) { return (int)(long)varmap_get(&e->uses, v);
 
 /* The arrays a build writes: at their home (an output buffer) if they have
  * one, else freshly allocated. */
-static CVal *build_result(Em *e, Var *x, Type *t, const char *n, Expr *rest) {
+static CVal *build_result(Em *e, Var *x, Type *t, const char *n, const Expr *count, Expr *rest) {
   if (t->kind == TY_ARRAY) {
     CVal *home = home_of(e, x);
     if (home) {
@@ -1430,7 +1451,7 @@ static CVal *build_result(Em *e, Var *x, Type *t, const char *n, Expr *rest) {
       v->writable = true;
       return v;
     }
-    return new_array(e, t, name_of(e, x), n, false);
+    return new_array(e, t, name_of(e, x), n, count, false);
   }
   CVal *v = cv_scalar(e, t, NULL);
   v->n = t->n;
@@ -1443,15 +1464,25 @@ static CVal *build_result(Em *e, Var *x, Type *t, const char *n, Expr *rest) {
       v->elems[i]->len = n;
       v->elems[i]->writable = true;
     } else {
-      v->elems[i] = new_array(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i), n, false);
+      v->elems[i] = new_array(e, t->elems[i], arena_printf(e->a, "%s_%d", name_of(e, x), i), n, count,
+                              false);
     }
   }
   return v;
 }
 
-static void open_loop(Em *e, Var *k, const char *n) {
+/* The loop whose header is written next: steps, its step count (an atom),
+ * or NULL for a while loop. */
+static void enter_loop(Em *e, const Expr *steps, const char *steps_text) {
+  LoopFrame *f = arena_alloc(e->a, sizeof *f);
+  *f = (LoopFrame){e->out, e->out->len, e->indent, steps, steps_text};
+  ptrvec_push(e->a, &e->loops, f);
+}
+
+static void open_loop(Em *e, Var *k, const char *n, const Expr *steps) {
   const char *kn = name_of(e, k);
   varmap_put(&e->vals, k, cv_scalar(e, ty_int(), kn));
+  enter_loop(e, steps, n);
   line(e, "for (int %s = 0; %s < %s; %s++) {", kn, kn, n, kn);
   e->indent++;
 }
@@ -1459,6 +1490,85 @@ static void open_loop(Em *e, Var *k, const char *n) {
 static void close_loop(Em *e) {
   e->indent--;
   line(e, "}");
+  e->loops.len--;
+}
+
+/* The number of loops around the binding of atom a (0 for a constant), or
+ * -1 when that is not known (a loop's counter or state, which change from
+ * step to step, are never known). */
+static int binding_depth(Em *e, const Expr *a) {
+  if (a->kind == E_CONST)
+    return 0;
+  long d = a->kind == E_VAR ? (long)varmap_get(&e->depth, a->var) : 0;
+  return (int)d - 1;
+}
+
+/* The outermost of the loops around the site that an allocation of count
+ * elements may be taken before: its count and the step counts of the loops
+ * it leaves are bound before that loop, the site runs at every step of each
+ * (no condition or while loop between them: a branch is written in a text
+ * of its own), so the block is the one each step would take. -1: none. */
+static int hoist_depth(Em *e, const Expr *count) {
+  int top = e->loops.len, d = count ? binding_depth(e, count) : -1, best = -1, steps_depth = 0;
+  for (int k = top - 1; k >= 0 && d >= 0 && d <= k; k--) {
+    LoopFrame *f = e->loops.items[k];
+    int sd = f->steps ? binding_depth(e, f->steps) : -1;
+    if (!f->steps || f->out != e->out || sd < 0)
+      break;
+    steps_depth = sd > steps_depth ? sd : steps_depth;
+    if (steps_depth > k)
+      break;
+    best = k;
+  }
+  return best;
+}
+
+/* Writes text at the beginning of loop k's header: the loops inside it (and
+ * k, so that what is written there next comes after) move down. */
+static void write_before_loop(Em *e, int k, const char *text) {
+  LoopFrame *f = e->loops.items[k];
+  size_t at = f->at, n = strlen(text);
+  StrBuf *out = f->out;
+  sb_puts(out, text); /* room, then the tail moved down over it */
+  memmove(out->data + at + n, out->data + at, out->len - n - at);
+  memcpy(out->data + at, text, n);
+  for (int j = 0; j < e->loops.len; j++) {
+    LoopFrame *g = e->loops.items[j];
+    if (g->out == out && g->at >= at)
+      g->at += n;
+  }
+}
+
+/* An allocation site in a loop body whose block every step takes alike:
+ * taken once before the outermost such loop (a call per step was a tenth
+ * of GMM's f_rev at d = 2), with a count of 0 when one of the loops runs
+ * no step (the primal allocates nothing then: the block is the smallest),
+ * and at the site only zeroed when asked. The block comes from
+ * chad__slot_get still, whose malloc attribute tells the C compiler that
+ * no other pointer reaches it. False when the site stays as it is. */
+static bool slot_hoist(Em *e, const char *name, Type *t, const char *n, const Expr *count,
+                       const char *slot, bool zero) {
+  int k = hoist_depth(e, count);
+  if (k < 0)
+    return false;
+  StrBuf steps = {0};
+  for (int j = k; j < e->loops.len; j++)
+    sb_printf(&steps, "%s(%s) > 0", j > k ? " && " : "",
+              ((LoopFrame *)e->loops.items[j])->steps_text);
+  const char *block = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_block", name));
+  const char *elem = c_type(e->a, t->elem);
+  StrBuf text = {0};
+  for (int i = 0; i < ((LoopFrame *)e->loops.items[k])->indent && i < MAX_INDENT; i++)
+    sb_puts(&text, "  ");
+  sb_printf(&text, "%s%s = chad__slot_get(&%s, %s ? (%s) : 0, sizeof(%s), 0);\n", c_type(e->a, t),
+            block, slot, steps.data, n, elem);
+  write_before_loop(e, k, text.data);
+  free(steps.data);
+  free(text.data);
+  line(e, "%s%s = %s;", c_type(e->a, t), name, block);
+  if (zero)
+    line(e, "chad__slot_zero(%s, %s, sizeof(%s));", name, n, elem);
+  return true;
 }
 
 /* Does e touch the stack of residual words: push or take one, or record
@@ -1510,8 +1620,8 @@ static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
 
 static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
-  CVal *res = build_result(e, x, rhs->type, n, rest);
-  open_loop(e, rhs->var, n);
+  CVal *res = build_result(e, x, rhs->type, n, rhs->args[0], rest);
+  open_loop(e, rhs->var, n, rhs->args[0]);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec dst = {0}, src = {0};
@@ -1546,7 +1656,7 @@ static void emit_sum(Em *e, Var *x, Expr *rhs) {
   CVal *init = rhs->nargs == 2 ? cval_of(e, rhs->args[1]) : NULL;
   CVal *acc = declare_init(e, rhs->type, name_of(e, x), init);
   Slab slab = emit_slab_begin(e, rhs, n);
-  open_loop(e, rhs->var, n);
+  open_loop(e, rhs->var, n, rhs->args[0]);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   e->slab = slab;
@@ -1710,6 +1820,7 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
     tape->writable = true;
   }
   varmap_put(&e->vals, rhs->var2, state);
+  enter_loop(e, NULL, NULL);
   line(e, "for (; %s; %s++) {", go, k);
   e->indent++;
   if (tape) {
@@ -1810,12 +1921,12 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   if (rhs->kind == E_FOLDSAVE) {
     const char *count = arena_printf(e->a, "(long long)%s * %d", n, scalar_leaves(e, &leaves).len);
     tape = new_array(e, ty_array(e->a, ty_f64()), arena_printf(e->a, "%s_tape", name_of(e, x)),
-                     count, false);
+                     count, NULL, false);
     tape->len = NULL; /* an element count of long long type, never asked */
   }
   varmap_put(&e->vals, rhs->var2, state);
   Slab slab = emit_slab_begin(e, rhs, n);
-  open_loop(e, rhs->var, n);
+  open_loop(e, rhs->var, n, rhs->args[0]);
   if (tape)
     save_leaves(e, tape->expr, name_of(e, rhs->var), &leaves);
   Scope *saved = open_scope(e);
@@ -1888,7 +1999,7 @@ static CVal *scatter_target(Em *e, Expr *base_atom, CVal *b, CVal *home, const c
     em_fail(e, "scatter into an array of unknown length");
     return b;
   }
-  CVal *res = home ? cv_scalar(e, b->type, home->expr) : new_array(e, b->type, name, b->len, false);
+  CVal *res = home ? cv_scalar(e, b->type, home->expr) : new_array(e, b->type, name, b->len, NULL, false);
   res->len = b->len;
   res->writable = true;
   const char *j = nameset_fresh(&e->names, e->a, "j");
@@ -1915,7 +2026,7 @@ static void emit_scatter(Em *e, Var *x, Expr *rhs) {
     }
   }
   const char *n = scalar_text(e, rhs->args[1]);
-  open_loop(e, rhs->var, n);
+  open_loop(e, rhs->var, n, rhs->args[1]);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   PtrVec dst = {0}, src = {0};
@@ -1937,7 +2048,7 @@ static CVal *writable_copy(Em *e, CVal *arr, const char *base) {
     em_fail(e, "an update of a read-only array whose length is unknown");
     return arr;
   }
-  CVal *copy = new_array(e, arr->type, base, arr->len, false);
+  CVal *copy = new_array(e, arr->type, base, arr->len, NULL, false);
   const char *j = nameset_fresh(&e->names, e->a, "j");
   line(e, "for (int %s = 0; %s < %s; %s++)", j, j, arr->len, j);
   line(e, "  %s[%s] = %s[%s];", copy->expr, j, arr->expr, j);
@@ -1994,7 +2105,7 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
     const char *n = scalar_text(e, rhs->args[0]);
     CVal *home = home_of(e, x);
     if (!home) {
-      varmap_put(&e->vals, x, new_array(e, rhs->type, name_of(e, x), n, true));
+      varmap_put(&e->vals, x, new_array(e, rhs->type, name_of(e, x), n, rhs->args[0], true));
       return;
     }
     /* an output array made of zeros: zeroed where the caller wants it */
@@ -2240,8 +2351,10 @@ static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   find_fused(e, block);
   note_gets(e, block);
   for (; b->kind == E_LET; b = b->body)
-    if (!varmap_has(&e->fused, b->var))
+    if (!varmap_has(&e->fused, b->var)) {
+      varmap_put(&e->depth, b->var, (void *)(long)(e->loops.len + 1));
       emit_binding(e, b->var, b->args[0], b->body);
+    }
   CVal *r = cval_of(e, b);
   if (dest)
     assign(e, dest, r);
@@ -2293,6 +2406,7 @@ static void em_done(Em *e) {
   varmap_free(&e->uses);
   varmap_free(&e->fused);
   varmap_free(&e->used);
+  varmap_free(&e->depth);
 }
 
 static const char *param_cname(Em *e, Var *v) {
@@ -2768,6 +2882,8 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
     aug_homes(&e, g, &outs);
   output_homes(&e, kind, f, g);
   find_homes(&e, g->body);
+  for (int i = 0; i < g->nparams; i++) /* bound outside every loop */
+    varmap_put(&e.depth, g->params[i], (void *)1L);
   /* the body after the declarations of the slots it uses */
   StrBuf body = {0};
   e.out = &body;
@@ -2939,6 +3055,18 @@ static const char *runtime_text =
     " * that the loads of the cotangents accumulated next cannot be forwarded\n"
     " * from (a stall on each; GMM at d = 2 spent an eighth of f_rev there). */\n"
     "#define CHAD__SLOT_LEAST 256\n"
+    "/* Zeroes the count elements of a block that has room for\n"
+    " * CHAD__SLOT_LEAST bytes at least. */\n"
+    "static inline __attribute__((unused)) void chad__slot_zero(void *p, long long count,\n"
+    "                                                         __SIZE_TYPE__ size) {\n"
+    "  __SIZE_TYPE__ bytes = (__SIZE_TYPE__)(count > 0 ? count : 1) * size;\n"
+    "  if (bytes <= 64)\n"
+    "    __builtin_memset(p, 0, 64);\n"
+    "  else if (bytes <= CHAD__SLOT_LEAST)\n"
+    "    __builtin_memset(p, 0, CHAD__SLOT_LEAST);\n"
+    "  else\n"
+    "    __builtin_memset(p, 0, bytes);\n"
+    "}\n"
     "static __attribute__((unused, malloc)) void *chad__slot_get(chad__slot *s, long long count,\n"
     "                                                          __SIZE_TYPE__ size, int zero) {\n"
     "  long long n = count > 0 ? count : 1;\n"
@@ -2948,15 +3076,8 @@ static const char *runtime_text =
     "    s->cap = n > least ? n : least;\n"
     "    s->p = chad__alloc(s->cap, size, 0);\n"
     "  }\n"
-    "  if (zero) {\n"
-    "    __SIZE_TYPE__ bytes = (__SIZE_TYPE__)n * size;\n"
-    "    if (bytes <= 64)\n"
-    "      __builtin_memset(s->p, 0, 64);\n"
-    "    else if (bytes <= CHAD__SLOT_LEAST)\n"
-    "      __builtin_memset(s->p, 0, CHAD__SLOT_LEAST);\n"
-    "    else\n"
-    "      __builtin_memset(s->p, 0, bytes);\n"
-    "  }\n"
+    "  if (zero)\n"
+    "    chad__slot_zero(s->p, n, size);\n"
     "  return s->p;\n"
     "}\n"
     "/* a + b where the order of a sum's additions is free (the contributions\n"

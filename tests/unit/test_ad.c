@@ -936,6 +936,63 @@ static void test_tbr(void) {
   module_free(m);
 }
 
+/* The number of times needle occurs in the text from `from`. */
+static int occurrences(const char *from, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(from, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+/* DESIGN 8.54: an allocation site in a loop body whose length the loops
+ * around it cannot change takes its slot's block once, before the
+ * outermost of them (guarded: a count of 0 when a loop runs no step), and
+ * at the site is only zeroed when asked; a length read from the loop's
+ * counter, or a site under a condition, takes it at the site. Values: every
+ * e2e test of arrays made in loop bodies (scratch.c, private_scratch.c,
+ * stored_nests.c), under AddressSanitizer. */
+static void test_slot_hoist(void) {
+  const char *text =
+      "(def made f64 ((x (array f64)) (n int) (m int))\n"
+      "  (fold n 0.0 (i acc)\n"
+      "    (add acc (sum n (k)\n"
+      "      (let (t (build m (j) (sin (mul (index x j) (index x i)))))\n"
+      "        (sum m (j) (mul (index t j) (index t (sub (sub m 1) j)))))))))\n"
+      "(def grows f64 ((x (array f64)) (n int))\n"
+      "  (fold n 0.0 (i acc)\n"
+      "    (let (t (build (add i 1) (j) (sin (mul (index x j) (index x i)))))\n"
+      "    (add acc (sum (add i 1) (j) (mul (index t j) (index t j)))))))\n"
+      "(def maybe f64 ((x (array f64)) (n int))\n"
+      "  (fold n 0.0 (i acc)\n"
+      "    (if (gt (index x i) 0.0)\n"
+      "      (let (t (build n (j) (sin (mul (index x j) (index x i)))))\n"
+      "        (add acc (sum n (j) (mul (index t j) (index t j)))))\n"
+      "      acc)))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all_with(m, "slot hoist", NULL);
+  Diag d;
+  const char *names[] = {"made", "grows", "maybe"};
+  for (int f = 0; f < 3; f++) {
+    char *c = emit_definitions(m, module_find(m, names[f]), &d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    char sig[64];
+    snprintf(sig, sizeof sig, "double %s_rev(", names[f]);
+    const char *body = strstr(c, sig);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    int gets = occurrences(body, "chad__slot_get(&"), hoisted = occurrences(body, "_block = chad__slot_get(&");
+    bool ok = f == 0 ? gets > 0 && hoisted == gets && strstr(body, "(n) > 0 && (n) > 0 ? (m) : 0")
+                     : gets > 0 && hoisted == 0;
+    if (!ok)
+      fprintf(stderr, "%s: %d slot gets, %d taken before a loop\n%s\n", names[f], gets, hoisted, body);
+    CU_ASSERT(ok);
+    free(c);
+  }
+  Point p = {.fname = "made", .n = 3,
+             .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.1}}, {.x = 3}, {.x = 3}}};
+  check_point(m, &p, false);
+  module_free(m);
+}
+
 /* DESIGN 8.53: the undo log of straight-line code lives in local
  * variables (a save is the element's address and old value, a pop a
  * store); a log operation in a loop keeps the log. The values are checked
@@ -1518,6 +1575,7 @@ int main(void) {
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
   CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
   CU_add_test(s, "the undo log of straight-line code in locals", test_log_in_locals);
+  CU_add_test(s, "slots whose length no step changes taken before the loop", test_slot_hoist);
   CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
   CU_add_test(s, "stored loops: array residuals read in the log, lengths known", test_log_view);
   CU_add_test(s, "reverse loops of independent steps run forwards", test_step_order);
