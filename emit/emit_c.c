@@ -2867,15 +2867,16 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
       expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
     e.log_in_locals = log_is_straight(g->body);
-    if (e.log_in_locals)
-      ;
-    else if (line(&e, "chad__log %s = {0};", e.log), logs_in_loop(g->body, false)) {
-      line(&e, "chad__log_open(&%s);", e.log);
-      ptrvec_push(e.a, e.frees, (void *)e.log);
-    } else {
-      ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
-      ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.redo", e.log));
-      ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.val", e.log));
+    if (!e.log_in_locals) {
+      line(&e, "chad__log %s = {0};", e.log);
+      if (logs_in_loop(g->body, false)) {
+        line(&e, "chad__log_open(&%s);", e.log);
+        ptrvec_push(e.a, e.frees, (void *)e.log);
+      } else {
+        ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.entry", e.log));
+        ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.redo", e.log));
+        ptrvec_push(e.a, e.frees, (void *)arena_printf(e.a, "%s.val", e.log));
+      }
     }
   }
   if (kind == FN_AUG)
