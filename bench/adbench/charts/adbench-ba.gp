@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 6.30813
-1 6.79266
-2 6.9571
-3 6.2912
+0 4.79398
+1 4.72498
+2 5.24596
+3 5.25185
 EOD
 $tool1 << EOD
-0 192.284
-1 193.509
-2 191.988
-3 187.816
+0 221.41
+1 217.041
+2 215.796
+3 211.793
 EOD
 $tool2 << EOD
-0 40.0094
-1 37.9942
-2 40.7921
-3 35.786
+0 39.9261
+1 43.1445
+2 43.0011
+3 43.2441
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/bench4/adbench-ba.png"
+set output "/tmp/run2/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

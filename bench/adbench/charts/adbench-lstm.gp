@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 2.24379
-1 2.21326
-2 2.2267
-3 2.17896
-4 2.57438
+0 1.76863
+1 1.77081
+2 1.7455
+3 1.80983
+4 1.76016
 EOD
 $tool1 << EOD
-0 6.87285
-1 6.78672
-2 8.82367
-3 12.9062
-4 12.2928
+0 5.29731
+1 5.35432
+2 5.4587
+3 31.9247
+4 31.7842
 EOD
 $tool2 << EOD
-0 542.632
-1 535.42
-2 994.177
-3 529.194
+0 537.953
+1 537.881
+2 968.779
+3 541.649
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/bench4/adbench-lstm.png"
+set output "/tmp/run2/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
