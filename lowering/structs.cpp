@@ -1006,7 +1006,11 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
     throw;
   }
 
-  // The leaves' declarations and the flat function.
+  // The leaves' declarations and the flat function. A leaf that cannot be
+  // passed fails here too: the signature is forgotten as above, so that a
+  // caller asking for it later meets the same error, not a signature
+  // without a flat function.
+  try {
   ASTContext &c = f->getASTContext();
   std::string flatName = sig.structSignature() ? "chad__flat_" + name : name;
   std::vector<ParmVarDecl *> flatParams;
@@ -1114,6 +1118,10 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
   flatToOrig[flat] = f->getCanonicalDecl();
   sig.complete = true;
   return sig;
+  } catch (...) {
+    flatSigs.erase(key);
+    throw;
+  }
 }
 
 // ------------------------------------------------------------------ body
