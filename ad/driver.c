@@ -260,9 +260,12 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   for (int i = 0; i < f->nparams; i++)
     nameset_reserve(&names, f->params[i]->name);
   reserve_binders(&names, fa->body);
-  /* callees without reverse halves are differentiated as part of f */
+  /* callees without reverse halves are differentiated as part of f, and
+   * so are small callees whose halves recompute what their f$rev stores */
   Func *fr = fa;
-  Expr *inlined = ad_inline_calls(m, fa->body, err);
+  InlinePolicy policy = {.small_storing = true, .dump = opt ? opt->dump : NULL,
+                         .caller = f->name};
+  Expr *inlined = ad_inline_calls(m, fa->body, &policy, err);
   if (!inlined) {
     nameset_free(&names);
     return false;
@@ -350,6 +353,11 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   }
   if (!ad_split(m, f, for_halves, err))
     return false;
+  /* what f$rev stores on its log, the halves compute again (an eager
+   * sum's halves only run its reverse later: nothing more), and so does
+   * a costly sum, which a caller's loop would store (DESIGN 8.55) */
+  f->halves_recompute = store && ((for_halves != rev && expr_contains(rev->body, E_LOGPUSH)) ||
+                                  expr_any(fr->body, costly_sum));
   Func *aug = module_find(m, ad_name(m, f->name, "aug"));
   Func *bwd = module_find(m, ad_name(m, f->name, "bwd"));
   ok = check_stage(m, aug, CHECK_FINAL, "split", err) &&

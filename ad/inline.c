@@ -1,4 +1,6 @@
-/* inline.c: callees without reverse halves, inlined into their callers.
+/* inline.c: callees without reverse halves, inlined into their callers,
+ * and small callees whose halves would compute again what their f$rev
+ * stores (DESIGN 8.55).
  *
  * A callee that writes output arrays, or updates or allocates arrays, has
  * no f$aug/f$bwd (DESIGN 8.6: its halves would have to hand memory and
@@ -8,24 +10,66 @@
  * included), so that its updates and scratch use the caller's undo log and
  * buffers, and its outputs are the caller's arrays' new versions.
  *
+ * A callee with halves whose f$rev stores residuals on its undo log has
+ * halves that recompute them instead (two functions cannot share one log,
+ * 8.22): log_sum_exp's g$bwd runs every exp of g$aug again. When such a
+ * callee is small and called in a loop, differentiating it as part of its
+ * caller lets the caller's loops store those values, or share them where
+ * the caller runs the callee's reverse right after it (8.35).
+ *
  * Requires: f type-checked; every callee differentiated before f (callees
  * come first), so that the halves a callee has are in the module;
  * callees are not recursive (lowering refuses recursion). Guarantees: a
- * copy of f's body in which no call to a callee without halves is left,
- * at any depth of inlining; not in ANF, and sharing the callees' terms
+ * copy of f's body in which no call to a callee without halves is left
+ * (nor, under the policy, to a small storing callee in a loop), at any
+ * depth of inlining; not in ANF, and sharing the callees' terms
  * (the caller normalises it, which gives every binder a fresh variable). */
 #include "ad/ad.h"
+#include "ad/transform.h"
 #include "ad/util.h"
 
 /* Deeper than this, inlining has met a cycle lowering did not see. */
 enum { MAX_INLINE_DEPTH = 64 };
 
+/* The largest callee (in IR nodes) inlined because its halves recompute
+ * what its f$rev stores: a few loops and their bodies. Code size grows by
+ * at most this much per call site. */
+enum { SMALL_CALLEE_NODES = 400 };
+
 typedef struct Inliner {
   Module *m;
   Arena *a;
+  const InlinePolicy *policy;
+  int loops; /* how many loops enclose the term being rebuilt */
   Diag *err;
   bool failed;
 } Inliner;
+
+/* The nodes of e, counted up to `limit` (then `limit`). */
+static int count_nodes(const Expr *e, int limit) {
+  int n = 0;
+  for (; e && e->kind == E_LET && n < limit; e = e->body)
+    n += 1 + count_nodes(e->args[0], limit - n);
+  if (!e || n >= limit)
+    return n < limit ? n : limit;
+  n++;
+  for (int i = 0; i < e->nargs && n < limit; i++)
+    n += count_nodes(e->args[i], limit - n);
+  if (e->body && n < limit)
+    n += count_nodes(e->body, limit - n);
+  return n < limit ? n : limit;
+}
+
+/* A callee whose halves recompute what its f$rev stores, called in a
+ * loop (where those runs add up) and small enough to be differentiated
+ * again at each such call site. Outside loops the halves cost one more
+ * run of the callee's loops, once; and a call there is often of
+ * constants, whose inlined loops would carry zero tangents that a value
+ * overflowing to infinity turns into NaN (gen seed 41058). */
+static bool small_storing_callee(const Inliner *s, const Func *g) {
+  return s->policy && s->policy->small_storing && s->loops > 0 && g->halves_recompute &&
+         count_nodes(g->body, SMALL_CALLEE_NODES + 1) <= SMALL_CALLEE_NODES;
+}
 
 /* Does differentiating the caller need g's body? (Forward mode inlines
  * the same calls, so that f$fwd and f$rev differentiate the same code.) */
@@ -33,7 +77,16 @@ static const Func *needs_inlining(Inliner *s, const Expr *call) {
   const Func *g = module_find(s->m, call->name);
   if (!g || g->is_custom || !g->body || !type_is_active(call->type))
     return NULL;
-  return module_find(s->m, ad_name(s->m, g->name, "aug")) ? NULL : g;
+  if (!module_find(s->m, ad_name(s->m, g->name, "aug")))
+    return g;
+  if (!small_storing_callee(s, g))
+    return NULL;
+  if (s->policy->dump)
+    fprintf(s->policy->dump,
+            "chad: %s: the call to %s at line %d is inlined: %s's halves would compute "
+            "again what a loop here can store\n",
+            s->policy->caller, g->name, call->loc.line, g->name);
+  return g;
 }
 
 static Expr *inline_expr(Inliner *s, Expr *e, int depth);
@@ -93,7 +146,10 @@ static Expr *inline_expr(Inliner *s, Expr *e, int depth) {
     }
   }
   if (e->body) {
+    bool loop = expr_is_loop(e);
+    s->loops += loop;
     Expr *body = inline_expr(s, e->body, depth);
+    s->loops -= loop;
     if (body != e->body) {
       if (!n)
         n = ex_clone_shallow(s->a, e);
@@ -103,8 +159,8 @@ static Expr *inline_expr(Inliner *s, Expr *e, int depth) {
   return n ? n : e;
 }
 
-Expr *ad_inline_calls(Module *m, Expr *body, Diag *err) {
-  Inliner s = {.m = m, .a = m->arena, .err = err};
+Expr *ad_inline_calls(Module *m, Expr *body, const InlinePolicy *policy, Diag *err) {
+  Inliner s = {.m = m, .a = m->arena, .policy = policy, .err = err};
   Expr *r = inline_expr(&s, body, 0);
   return s.failed ? NULL : r;
 }

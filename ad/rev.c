@@ -205,8 +205,11 @@ typedef struct Rev {
                        of the output (DESIGN 8.25) */
   VarMap eager;     /* Var bound by a sum whose reverse ran in the primal
                        sweep (DESIGN 8.35) -> its EagerSum */
+  VarMap sum_fold;  /* Var bound by a sum whose steps store their
+                       residuals -> the fold it runs as (DESIGN 8.55) */
   int eager_sums;   /* how many */
   int eager_depth;  /* > 0 while such a sum's step is generated */
+  int loop_reverses; /* > 0 while a loop body's reverse is generated */
   Expr *ret_b;      /* the seed of f's return value, NULL when inactive */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
   Diag *err;
@@ -2445,6 +2448,59 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   return true;
 }
 
+/* A call of a <math.h> function or of a callee. */
+static bool is_math_call(const Expr *e) {
+  const PrimInfo *pi = e->kind == E_PRIM ? prim_info(e->op) : NULL;
+  return e->kind == E_CALL || (pi && pi->cls == PC_MATH && !pi->infix);
+}
+
+/* A sum of numbers whose loop-free step calls a <math.h> function or a
+ * callee: work a reverse sweep would rather read back than do again. */
+bool costly_sum(const Expr *e) {
+  return e->kind == E_SUM && type_is_float(e->type) && !contains_loop(e->body) &&
+         expr_any(e->body, is_math_call);
+}
+
+/* Requires: x = rhs, a sum whose reverse did not run in the primal sweep.
+ * Guarantees (when it returns true): the sum runs as the fold
+ * `fold n s0 (i, acc) (acc + body)`, which adds the same values in the
+ * same order (E_SUM's meaning, so the same result to the bit), and that
+ * fold stores its steps' residuals (8.22); x's backprop reverses the fold.
+ * Tried for a costly sum (costly_sum) in the step of a loop: a sum's
+ * reverse runs its body again, so GMM's f_rev ran the exp of its
+ * log_sum_exp twice per point (DESIGN 8.55). At the top level of f the
+ * sum runs once, and its second run costs less than the undo log a
+ * storing f_rev would need (code four times the size for LSTM's
+ * logsumexp). The store policy decides as for any fold; when it
+ * recomputes, the sum stays. */
+static bool primal_store_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  if (!s->may_store || !costly_sum(rhs) ||
+      !(s->store_depth > 0 || s->eager_depth > 0 || s->loop_reverses > 0))
+    return false;
+  Bindings step = {0};
+  bindings_of(s->a, rhs->body, &step);
+  Var *acc = var_new(s->a, nameset_fresh(s->names, s->a, "acc"), rhs->type);
+  Expr *add = ex_prim2(s->a, P_ADD, ex_var(s->a, acc), step.result);
+  add->type = rhs->type;
+  Expr *next = bind(s, &step, "acc", add);
+  Expr *s0 = rhs->nargs == 2 ? rhs->args[1] : ex_const(s->a, rhs->type, 0.0);
+  Expr *fold = ex_fold(s->a, rhs->args[0], s0, rhs->var, acc, bindings_build(s->a, &step, next));
+  fold->type = rhs->type;
+  fold->loc = rhs->loc;
+  varmap_put(&s->sum_fold, x, fold);
+  if (primal_store_fold(s, x, fold, primal))
+    return true;
+  varmap_put(&s->sum_fold, x, NULL);
+  return false;
+}
+
+/* The fold a sum bound to x runs as, when its steps store (and the
+ * attempt that made it was not undone); else NULL. */
+static Expr *stored_sum_fold(Rev *s, Var *x) {
+  Expr *fold = varmap_get(&s->sum_fold, x);
+  return fold && varmap_get(&s->stored, x) ? fold : NULL;
+}
+
 /* A fold whose state is active runs as fold-save: the reverse loop reads
  * the state before each step back from the tape. */
 static void primal_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
@@ -2918,7 +2974,8 @@ static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     primal_call(s, x, rhs, primal);
   else if (rhs->kind == E_IF)
     primal_if(s, x, rhs, primal);
-  else if (!(rhs->kind == E_SUM && primal_eager_sum(s, x, rhs, primal)))
+  else if (!(rhs->kind == E_SUM &&
+               (primal_eager_sum(s, x, rhs, primal) || primal_store_sum(s, x, rhs, primal))))
     bindings_push(s->a, primal, x, rhs);
 }
 
@@ -3887,7 +3944,9 @@ static void reverse_body(Rev *s, Expr *body, Expr *ct, Bindings *out, PtrVec *ou
   s->layer = &layer;
   Bindings rev = {0};
   s->nesting++;
+  s->loop_reverses++;
   rev_block(s, body, ct, out, &rev);
+  s->loop_reverses--;
   s->nesting--;
   for (int i = 0; i < rev.vars.len; i++)
     bindings_push(s->a, out, rev.vars.items[i], rev.rhss.items[i]);
@@ -4191,6 +4250,9 @@ static void backprop_stored_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *
 }
 
 static void backprop_fold(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
+  Expr *as_fold = stored_sum_fold(s, x);
+  if (as_fold)
+    rhs = as_fold;
   StoreRev *sr = varmap_get(&s->stored, x);
   if (sr) {
     backprop_stored_fold(s, x, rhs, ct, out, sr);
@@ -4407,7 +4469,10 @@ static void backprop(Rev *s, Var *x, Expr *rhs, Expr *ct, Bindings *out) {
     backprop_index(s, rhs, ct, out);
     return;
   case E_SUM:
-    backprop_sum(s, x, rhs, ct, out);
+    if (stored_sum_fold(s, x))
+      backprop_fold(s, x, rhs, ct, out);
+    else
+      backprop_sum(s, x, rhs, ct, out);
     return;
   case E_FOLD:
   case E_WHILE:
@@ -4817,6 +4882,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.own_bufs);
   varmap_free(&s.discard);
   varmap_free(&s.eager);
+  varmap_free(&s.sum_fold);
   varmap_free(&s.fold_mark);
   varmap_free(&s.inout);
   varmap_free(&s.stored);

@@ -23,10 +23,25 @@ Func *ad_forward(Module *m, Func *f, NameSet *param_names);
 Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, bool may_store,
                  FILE *dump, bool *eager, Diag *err);
 
+/* Which calls ad_inline_calls inlines besides those to callees without
+ * reverse halves. */
+typedef struct InlinePolicy {
+  bool small_storing; /* small callees whose halves recompute what their
+                         f$rev stores (Func.halves_recompute, DESIGN 8.55) */
+  FILE *dump;         /* when non-NULL, each such call is reported here */
+  const char *caller; /* the caller's name, for the report */
+} InlinePolicy;
+
+/* Is e a sum of numbers whose loop-free step calls a <math.h> function or
+ * a callee? In a loop's step, f$rev stores such a sum's steps (DESIGN
+ * 8.55). */
+bool costly_sum(const Expr *e);
+
 /* f's body with every call to a callee that has no reverse halves
- * replaced by the callee's body (ad/inline.c); the body itself when there
- * is none; NULL with a message when calls nest too deeply. */
-Expr *ad_inline_calls(Module *m, Expr *body, Diag *err);
+ * replaced by the callee's body (ad/inline.c), and under `policy` (may be
+ * NULL) the calls it names; the body itself when there is none; NULL with
+ * a message when calls nest too deeply. */
+Expr *ad_inline_calls(Module *m, Expr *body, const InlinePolicy *policy, Diag *err);
 
 /* Splits an optimised f$rev into f$aug and f$bwd (ad/split.c). */
 bool ad_split(Module *m, Func *f, Func *rev, Diag *err);

@@ -396,6 +396,18 @@ bool expr_contains(const Expr *e, ExprKind k) {
   return expr_is_loop(e) && expr_contains(e->body, k);
 }
 
+bool expr_any(const Expr *e, bool (*is)(const Expr *)) {
+  for (; e->kind == E_LET; e = e->body)
+    if (expr_any(e->args[0], is))
+      return true;
+  if (is(e))
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_any(e->args[i], is))
+      return true;
+  return expr_is_loop(e) && expr_any(e->body, is);
+}
+
 /* `names` holds x and the variables bound to views and copies of it, in
  * the order e binds them. */
 static bool passes_array(const Expr *e, VarMap *names) {

@@ -72,6 +72,9 @@ bool expr_is_select(const Expr *rhs);
 /* Does e hold a node of kind k, in nested blocks too? */
 bool expr_contains(const Expr *e, ExprKind k);
 
+/* Does e hold a node for which `is` holds, in nested blocks too? */
+bool expr_any(const Expr *e, bool (*is)(const Expr *));
+
 /* Does a call in e take array x as an argument, itself or a view of it
  * (through the variables e binds to views and copies of it)? */
 bool expr_passes_array(const Expr *e, const Var *x);

@@ -3289,7 +3289,7 @@ char *emit_primal(Module *m, const Func *f, Diag *err) {
   /* a call whose callee writes output arrays is C the emitter does not
    * write: such callees are inlined, as for the derivatives */
   Func inlined = *f;
-  inlined.body = ad_inline_calls(m, f->body, err);
+  inlined.body = ad_inline_calls(m, f->body, NULL, err);
   if (!inlined.body)
     return NULL;
   Func *g = anf_func(m, &inlined);
