@@ -1381,8 +1381,93 @@ static Var *array_root(Expr *e) {
   return e->kind == E_VAR ? e->var : NULL;
 }
 
-/* The length of array v, made in the step `bprimal` (through updates
- * and copies, from an alloc or a build), when that is a constant or a
+/* The right-hand side a let of block e binds v to (at e's top level), or
+ * NULL. */
+static const Expr *let_rhs(const Expr *e, const Var *v) {
+  for (; e->kind == E_LET; e = e->body)
+    if (e->var == v)
+      return e->args[0];
+  return NULL;
+}
+
+static bool fold_keeps_length(const Expr *fold, int k, int depth);
+
+/* The array field k of the initial state of fold x (bound in b), when
+ * every step keeps that field's length; else NULL. */
+static const Var *carried_from(const Bindings *b, const Var *x, int k) {
+  const Expr *fold = NULL, *init = NULL;
+  for (int i = 0; i < b->vars.len && !fold; i++)
+    if (b->vars.items[i] == x)
+      fold = b->rhss.items[i];
+  if (!fold || fold->kind != E_FOLD || fold->args[1]->kind != E_VAR ||
+      !fold_keeps_length(fold, k, 0))
+    return NULL;
+  for (int i = 0; i < b->vars.len && !init; i++)
+    if (b->vars.items[i] == fold->args[1]->var)
+      init = b->rhss.items[i];
+  return init && init->kind == E_TUPLE && k < init->nargs && init->args[k]->kind == E_VAR
+             ? init->args[k]->var
+             : NULL;
+}
+
+/* Is array a, bound in the step `body` of `fold`, the fold's state field
+ * k (its whole state when k < 0) through updates, copies, and fields of
+ * inner folds that keep their length? (A swap of two arrays, a view or a
+ * choice is none of these.) */
+static bool state_field_chain(const Expr *fold, const Expr *body, const Var *a, int k,
+                              int depth) {
+  for (int guard = 0; a && guard < 1000; guard++) {
+    if (a == fold->var2)
+      return k < 0;
+    const Expr *r = let_rhs(body, a);
+    if (!r)
+      return false;
+    if (r->kind == E_UPDATE || r->kind == E_VAR) {
+      const Expr *base = r->kind == E_VAR ? r : r->args[0];
+      a = base->kind == E_VAR ? base->var : NULL;
+      continue;
+    }
+    if (r->kind != E_GET || r->args[0]->kind != E_VAR)
+      return false;
+    const Var *y = r->args[0]->var;
+    if (y == fold->var2)
+      return r->index == k;
+    const Expr *inner = let_rhs(body, y);
+    if (!inner || inner->kind != E_FOLD || inner->args[1]->kind != E_VAR ||
+        !fold_keeps_length(inner, r->index, depth + 1))
+      return false;
+    const Expr *init = let_rhs(body, inner->args[1]->var);
+    if (!init || init->kind != E_TUPLE || init->args[r->index]->kind != E_VAR)
+      return false;
+    a = init->args[r->index]->var;
+  }
+  return false;
+}
+
+/* Does each step of `fold` give back the array in its state's field k
+ * (its whole state when k < 0) as a version of the one it was given, so
+ * that the fold's result holds an array as long as its initial state's? */
+static bool fold_keeps_length(const Expr *fold, int k, int depth) {
+  if (depth > 64)
+    return false;
+  const Expr *body = fold->body, *res = body;
+  while (res->kind == E_LET)
+    res = res->body;
+  if (res->kind != E_VAR)
+    return false;
+  const Var *a = res->var;
+  if (k >= 0) {
+    const Expr *t = let_rhs(body, res->var);
+    if (!t || t->kind != E_TUPLE || k >= t->nargs || t->args[k]->kind != E_VAR)
+      return false;
+    a = t->args[k]->var;
+  }
+  return state_field_chain(fold, body, a, k, depth);
+}
+
+/* The length of array v, made in the step `bprimal` (through updates,
+ * copies, views from element 0, and the arrays folds carry and keep the
+ * length of, from an alloc or a build), when that is a constant or a
  * variable bound outside the step (not the loop's counter or state,
  * which the reverse step binds anew): an atom the reverse step can read
  * as it is. NULL otherwise. */
@@ -1394,6 +1479,23 @@ static Expr *outer_length(const Bindings *bprimal, const Var *v, const Expr *loo
         rhs = bprimal->rhss.items[i];
     if (!rhs)
       return NULL;
+    if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR) {
+      /* an array a fold carried (GMM's Qtimesx result): as long as the
+       * array it began with */
+      v = carried_from(bprimal, rhs->args[0]->var, rhs->index);
+      continue;
+    }
+    if (rhs->kind == E_FOLD) { /* a fold whose state is the array */
+      v = rhs->args[1]->kind == E_VAR && fold_keeps_length(rhs, -1, 0) ? rhs->args[1]->var : NULL;
+      continue;
+    }
+    if (rhs->kind == E_VIEW) {
+      const Expr *at = rhs->args[1];
+      v = at->kind == E_CONST && at->ival == 0 && rhs->args[0]->kind == E_VAR
+              ? rhs->args[0]->var
+              : NULL;
+      continue;
+    }
     if (rhs->kind == E_ALLOC || rhs->kind == E_BUILD) {
       Expr *n = rhs->args[0];
       if (n->kind == E_CONST)
@@ -1446,7 +1548,12 @@ static Expr *store_lengths(Rev *s, Expr *e, const VarMap *made, Bindings *bprima
     Var *root = array_root(e->args[0]);
     if (!root || !varmap_has(made, root))
       return e;
-    Expr *n = e->args[0]->kind == E_VAR ? outer_length(bprimal, root, loop) : NULL;
+    const Expr *arr = e->args[0];
+    const Var *v = arr->kind == E_VAR ? root
+                   : arr->kind == E_GET && arr->args[0]->kind == E_VAR
+                       ? carried_from(bprimal, arr->args[0]->var, arr->index)
+                       : NULL;
+    Expr *n = v ? outer_length(bprimal, v, loop) : NULL;
     if (n)
       return ex_clone_shallow(s->a, n);
     return bind(s, bprimal, arena_printf(s->a, "n_%s", root->name), e);

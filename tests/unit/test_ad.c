@@ -1214,6 +1214,50 @@ static void test_log_view(void) {
   }
 }
 
+/* DESIGN 8.56: an array a storing step makes and then carries through a
+ * fold that updates it (GMM's Qtimesx, a tuple state; or the array
+ * alone), read through a view from element 0, has the length it was made
+ * with: the step pushes no length, neither for the residual nor for the
+ * cotangent buffer of the array the fold gives back. Values against finite
+ * differences and duality. */
+static void test_carried_length(void) {
+  const char *text =
+      "(def pair f64 ((x (array f64)) (n int))\n"
+      "  (sum n (i)\n"
+      "    (fold n 0.0 (k acc)\n"
+      "      (let (t (build n (j) (sin (mul (index x j) (index x k)))))\n"
+      "      (let (u (fold (sub n 1) (tuple 0 t) (j st)\n"
+      "                (let (c (get 0 st)) (let (v (get 1 st))\n"
+      "                (tuple (add c 1) (update v (add j 1)\n"
+      "                  (add (index v (add j 1)) (mul (index v j) (index x i)))))))))\n"
+      "      (let (w (view (get 1 u) 0))\n"
+      "      (add (mul acc (index x i)) (sum n (j) (mul (index w j) (index w j))))))))))\n"
+      "(def alone f64 ((x (array f64)) (n int))\n"
+      "  (sum n (i)\n"
+      "    (fold n 0.0 (k acc)\n"
+      "      (let (t (build n (j) (sin (mul (index x j) (index x k)))))\n"
+      "      (let (u (fold (sub n 1) t (j v)\n"
+      "                (update v (add j 1) (add (index v (add j 1)) (mul (index v j) (index x i))))))\n"
+      "      (let (w (view u 0))\n"
+      "      (add (mul acc (index x i)) (sum n (j) (mul (index w j) (index w j))))))))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all_with(m, "carried length", NULL);
+  const char *names[] = {"pair", "alone"};
+  for (int k = 0; k < 2; k++) {
+    Func *rev = module_find(m, ad_name(m, names[k], "rev"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rev);
+    int stores = count_kind(rev->body, E_LOGPUSH), lengths = count_int_pushes(rev->body);
+    if (stores == 0 || lengths != 0) {
+      fprintf(stderr, "%s$rev: %d pushes, %d pushed ints\n", names[k], stores, lengths);
+      CU_FAIL("a carried array's length is known: not pushed");
+    }
+    Point p = {.fname = names[k], .n = 2,
+               .args = {{.array = true, .n = 4, .a = {0.3, -0.7, 1.1, 0.4}}, {.x = 4}}};
+    check_point(m, &p, false);
+  }
+  module_free(m);
+}
+
 /* Folds, anywhere in e, that visit their steps last first: a binding of
  * their body's top level subtracts the counter from something other than
  * the trip count (n - 1, bound before the loop; qx's primal computes
@@ -1659,6 +1703,7 @@ int main(void) {
   CU_add_test(s, "slots whose length no step changes taken before the loop", test_slot_hoist);
   CU_add_test(s, "aug/bwd: no tape keeps an array the function made", test_split_local_array);
   CU_add_test(s, "stored loops: array residuals read in the log, lengths known", test_log_view);
+  CU_add_test(s, "stored loops: lengths of arrays folds carry, known", test_carried_length);
   CU_add_test(s, "reverse loops of independent steps run forwards", test_step_order);
   CU_add_test(s, "a running pick carries its index", test_pick_last);
   CU_add_test(s, "exact partials at special points", test_special_partials);
