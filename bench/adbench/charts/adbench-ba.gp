@@ -1,24 +1,24 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 4.79398
-1 4.72498
-2 5.24596
-3 5.25185
+0 5.38263
+1 5.28709
+2 5.29699
+3 5.256
 EOD
 $tool1 << EOD
-0 221.41
-1 217.041
-2 215.796
-3 211.793
+0 262.972
+1 262.015
+2 254.056
+3 224.157
 EOD
 $tool2 << EOD
-0 39.9261
-1 43.1445
-2 43.0011
-3 43.2441
+0 43.5346
+1 42.8325
+2 42.721
+3 42.9978
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/run2/adbench-ba.png"
+set output "/tmp/abrun3/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

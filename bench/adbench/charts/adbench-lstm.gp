@@ -1,26 +1,25 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 1.76863
-1 1.77081
-2 1.7455
-3 1.80983
-4 1.76016
+0 1.71823
+1 1.72076
+2 1.7529
+3 2.07379
+4 1.75942
 EOD
 $tool1 << EOD
-0 5.29731
-1 5.35432
-2 5.4587
-3 31.9247
-4 31.7842
+0 5.76179
+1 5.96864
+2 5.88019
+3 35.2307
+4 33.2319
 EOD
 $tool2 << EOD
-0 537.953
-1 537.881
-2 968.779
-3 541.649
+0 541.185
+1 527.665
+2 1725.84
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/run2/adbench-lstm.png"
+set output "/tmp/abrun3/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
