@@ -261,7 +261,8 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     nameset_reserve(&names, f->params[i]->name);
   reserve_binders(&names, fa->body);
   /* callees without reverse halves are differentiated as part of f, and
-   * so are small callees whose halves recompute what their f$rev stores */
+   * so are small callees, called in f's loops, whose halves would run
+   * work again that those loops can store (DESIGN 8.55) */
   Func *fr = fa;
   InlinePolicy policy = {.small_storing = true, .dump = opt ? opt->dump : NULL,
                          .caller = f->name};

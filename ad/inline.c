@@ -1,6 +1,6 @@
 /* inline.c: callees without reverse halves, inlined into their callers,
- * and small callees whose halves would compute again what their f$rev
- * stores (DESIGN 8.55).
+ * and, in loops, small callees whose halves would run again work the
+ * caller's loop can store (DESIGN 8.55).
  *
  * A callee that writes output arrays, or updates or allocates arrays, has
  * no f$aug/f$bwd (DESIGN 8.6: its halves would have to hand memory and
@@ -10,12 +10,12 @@
  * included), so that its updates and scratch use the caller's undo log and
  * buffers, and its outputs are the caller's arrays' new versions.
  *
- * A callee with halves whose f$rev stores residuals on its undo log has
- * halves that recompute them instead (two functions cannot share one log,
- * 8.22): log_sum_exp's g$bwd runs every exp of g$aug again. When such a
- * callee is small and called in a loop, differentiating it as part of its
- * caller lets the caller's loops store those values, or share them where
- * the caller runs the callee's reverse right after it (8.35).
+ * A callee's halves cannot store (two functions cannot share one log,
+ * 8.22): what its f$rev stores on its undo log they recompute, and a sum
+ * whose step calls exp (log_sum_exp's) they run twice, once in g$aug and
+ * again in g$bwd (Func.halves_recompute says so). When such a callee is
+ * small and called in a loop, differentiating it as part of its caller
+ * lets the caller's loop steps store those values (8.55).
  *
  * Requires: f type-checked; every callee differentiated before f (callees
  * come first), so that the halves a callee has are in the module;
@@ -31,9 +31,9 @@
 /* Deeper than this, inlining has met a cycle lowering did not see. */
 enum { MAX_INLINE_DEPTH = 64 };
 
-/* The largest callee (in IR nodes) inlined because its halves recompute
- * what its f$rev stores: a few loops and their bodies. Code size grows by
- * at most this much per call site. */
+/* The largest callee (in IR nodes) inlined because its halves would run
+ * work again: a few loops and their bodies. Code size grows by at most
+ * this much per call site. */
 enum { SMALL_CALLEE_NODES = 400 };
 
 typedef struct Inliner {
@@ -60,8 +60,8 @@ static int count_nodes(const Expr *e, int limit) {
   return n < limit ? n : limit;
 }
 
-/* A callee whose halves recompute what its f$rev stores, called in a
- * loop (where those runs add up) and small enough to be differentiated
+/* A callee whose halves would run work again that a loop can store,
+ * called in a loop (where those runs add up) and small enough to be differentiated
  * again at each such call site. Outside loops the halves cost one more
  * run of the callee's loops, once; and a call there is often of
  * constants, whose inlined loops would carry zero tangents that a value

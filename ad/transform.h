@@ -26,8 +26,9 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
 /* Which calls ad_inline_calls inlines besides those to callees without
  * reverse halves. */
 typedef struct InlinePolicy {
-  bool small_storing; /* small callees whose halves recompute what their
-                         f$rev stores (Func.halves_recompute, DESIGN 8.55) */
+  bool small_storing; /* small callees, called in loops, whose halves
+                         would run work again that a loop can store
+                         (Func.halves_recompute, DESIGN 8.55) */
   FILE *dump;         /* when non-NULL, each such call is reported here */
   const char *caller; /* the caller's name, for the report */
 } InlinePolicy;

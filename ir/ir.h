@@ -504,9 +504,10 @@ struct Func {
   Loc loc;
   bool is_static;    /* C linkage of the primal; the derivatives copy it */
   bool is_generated; /* made by AD (f$fwd, ...), not by the user */
-  /* Set by AD: f$aug and f$bwd come from a reverse whose loops recompute
-   * what f$rev stores on its undo log (DESIGN 8.22), so callers inline a
-   * small f instead of calling its halves (8.55). */
+  /* Set by AD: f$aug and f$bwd run again work a caller's loop could
+   * store (what f$rev stores on its undo log, 8.22, or the steps of a sum
+   * that calls a math function), so callers inline a small f called in
+   * a loop instead of calling its halves (8.55). */
   bool halves_recompute;
   /* Declared CHAD_CUSTOM: a function chad cannot see, whose derivatives
    * the user writes by hand to the contract of DESIGN.md section 1. It has
