@@ -45,21 +45,6 @@ typedef struct Inliner {
   bool failed;
 } Inliner;
 
-/* The nodes of e, counted up to `limit` (then `limit`). */
-static int count_nodes(const Expr *e, int limit) {
-  int n = 0;
-  for (; e && e->kind == E_LET && n < limit; e = e->body)
-    n += 1 + count_nodes(e->args[0], limit - n);
-  if (!e || n >= limit)
-    return n < limit ? n : limit;
-  n++;
-  for (int i = 0; i < e->nargs && n < limit; i++)
-    n += count_nodes(e->args[i], limit - n);
-  if (e->body && n < limit)
-    n += count_nodes(e->body, limit - n);
-  return n < limit ? n : limit;
-}
-
 /* A callee whose halves would run work again that a loop can store,
  * called in a loop (where those runs add up) and small enough to be differentiated
  * again at each such call site. Outside loops the halves cost one more
@@ -68,7 +53,7 @@ static int count_nodes(const Expr *e, int limit) {
  * overflowing to infinity turns into NaN (gen seed 41058). */
 static bool small_storing_callee(const Inliner *s, const Func *g) {
   return s->policy && s->policy->small_storing && s->loops > 0 && g->halves_recompute &&
-         count_nodes(g->body, SMALL_CALLEE_NODES + 1) <= SMALL_CALLEE_NODES;
+         expr_count_nodes(g->body, SMALL_CALLEE_NODES + 1) <= SMALL_CALLEE_NODES;
 }
 
 /* Does differentiating the caller need g's body? (Forward mode inlines

@@ -1392,19 +1392,22 @@ static const Expr *let_rhs(const Expr *e, const Var *v) {
 
 static bool fold_keeps_length(const Expr *fold, int k, int depth);
 
+/* The right-hand side b binds v to, or NULL. */
+static Expr *bound_rhs(const Bindings *b, const Var *v) {
+  for (int i = 0; i < b->vars.len; i++)
+    if (b->vars.items[i] == v)
+      return b->rhss.items[i];
+  return NULL;
+}
+
 /* The array field k of the initial state of fold x (bound in b), when
  * every step keeps that field's length; else NULL. */
 static const Var *carried_from(const Bindings *b, const Var *x, int k) {
-  const Expr *fold = NULL, *init = NULL;
-  for (int i = 0; i < b->vars.len && !fold; i++)
-    if (b->vars.items[i] == x)
-      fold = b->rhss.items[i];
+  const Expr *fold = bound_rhs(b, x);
   if (!fold || fold->kind != E_FOLD || fold->args[1]->kind != E_VAR ||
       !fold_keeps_length(fold, k, 0))
     return NULL;
-  for (int i = 0; i < b->vars.len && !init; i++)
-    if (b->vars.items[i] == fold->args[1]->var)
-      init = b->rhss.items[i];
+  const Expr *init = bound_rhs(b, fold->args[1]->var);
   return init && init->kind == E_TUPLE && k < init->nargs && init->args[k]->kind == E_VAR
              ? init->args[k]->var
              : NULL;
@@ -1473,10 +1476,7 @@ static bool fold_keeps_length(const Expr *fold, int k, int depth) {
  * as it is. NULL otherwise. */
 static Expr *outer_length(const Bindings *bprimal, const Var *v, const Expr *loop) {
   for (int guard = 0; v && guard < 1000; guard++) {
-    Expr *rhs = NULL;
-    for (int i = 0; i < bprimal->vars.len && !rhs; i++)
-      if (bprimal->vars.items[i] == v)
-        rhs = bprimal->rhss.items[i];
+    Expr *rhs = bound_rhs(bprimal, v);
     if (!rhs)
       return NULL;
     if (rhs->kind == E_GET && rhs->args[0]->kind == E_VAR) {
@@ -1502,10 +1502,7 @@ static Expr *outer_length(const Bindings *bprimal, const Var *v, const Expr *loo
         return n;
       if (n->kind != E_VAR || n->var == loop->var || n->var == loop->var2)
         return NULL;
-      for (int i = 0; i < bprimal->vars.len; i++)
-        if (bprimal->vars.items[i] == n->var)
-          return NULL;
-      return n;
+      return bound_rhs(bprimal, n->var) ? NULL : n;
     }
     v = rhs->kind == E_UPDATE && rhs->args[0]->kind == E_VAR ? rhs->args[0]->var
         : rhs->kind == E_VAR                                 ? rhs->var

@@ -32,19 +32,6 @@ typedef struct Unswitch {
 
 static Expr *unswitch_block(Unswitch *s, Expr *e);
 
-/* Nodes in e, counted up to `cap`. */
-static int count_nodes(const Expr *e, int cap) {
-  int n = 0;
-  for (; e->kind == E_LET && n < cap; e = e->body)
-    n += 1 + count_nodes(e->args[0], cap - n);
-  n++;
-  for (int i = 0; i < e->nargs && n < cap; i++)
-    n += count_nodes(e->args[i], cap - n);
-  if (expr_is_loop(e) && n < cap)
-    n += count_nodes(e->body, cap - n);
-  return n;
-}
-
 /* Records every variable e binds, and the right-hand side of each let. */
 static void note_binders(Unswitch *s, Expr *e) {
   for (; e->kind == E_LET; e = e->body) {
@@ -216,7 +203,7 @@ static Expr *specialise(Unswitch *s, Expr *fold, const Expr *t, long long value)
  * its next test, `depth` tests deep; the fold itself when no test
  * qualifies. */
 static Expr *unswitch_fold(Unswitch *s, Expr *fold, int depth) {
-  if (depth >= UNSWITCH_CONDITIONS || count_nodes(fold->body, UNSWITCH_NODES) >= UNSWITCH_NODES)
+  if (depth >= UNSWITCH_CONDITIONS || expr_count_nodes(fold->body, UNSWITCH_NODES) >= UNSWITCH_NODES)
     return fold;
   VarMap saved_inside = s->inside, saved_rhs = s->rhs_of;
   s->inside = (VarMap){0};

@@ -396,6 +396,18 @@ bool expr_contains(const Expr *e, ExprKind k) {
   return expr_is_loop(e) && expr_contains(e->body, k);
 }
 
+int expr_count_nodes(const Expr *e, int cap) {
+  int n = 0;
+  for (; e->kind == E_LET && n < cap; e = e->body)
+    n += 1 + expr_count_nodes(e->args[0], cap - n);
+  n++;
+  for (int i = 0; i < e->nargs && n < cap; i++)
+    n += expr_count_nodes(e->args[i], cap - n);
+  if (expr_is_loop(e) && n < cap)
+    n += expr_count_nodes(e->body, cap - n);
+  return n;
+}
+
 bool expr_any(const Expr *e, bool (*is)(const Expr *)) {
   for (; e->kind == E_LET; e = e->body)
     if (expr_any(e->args[0], is))

@@ -72,6 +72,10 @@ bool expr_is_select(const Expr *rhs);
 /* Does e hold a node of kind k, in nested blocks too? */
 bool expr_contains(const Expr *e, ExprKind k);
 
+/* Nodes in e, counted until there are `cap` (the count may pass it a
+ * little, never by more than one subterm's). */
+int expr_count_nodes(const Expr *e, int cap);
+
 /* Does e hold a node for which `is` holds, in nested blocks too? */
 bool expr_any(const Expr *e, bool (*is)(const Expr *));
 
