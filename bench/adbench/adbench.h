@@ -82,4 +82,13 @@ int file_exists(const char *path);
 void run_gmm(const struct options *o);
 void run_ba(const struct options *o);
 void run_lstm(const struct options *o);
+
+/* hand_ba.c: a hand-written derivative of BA's reprojection error, in
+ * ADBench's layout (cam 11, X 3, w 1, feat 2, err 2).  _row adds J^T seed
+ * into cam_b, X_b, w_b with a forward and a reverse sweep; _block writes
+ * the 2 x 15 block (columns cam, X, w) with one forward sweep. */
+void hand_reproj_row(const double *cam, double *cam_b, const double *X, double *X_b, const double *w, double *w_b,
+                     const double *feat, double *err, const double *seed);
+void hand_reproj_block(const double *cam, const double *X, const double *w, const double *feat, double *err,
+                       double *block);
 #endif

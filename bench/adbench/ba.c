@@ -160,6 +160,21 @@ static double chad_weight(const struct ba *b, int i) {
     return w_b;
 }
 
+/* hand-written (hand_ba.c): a forward and a reverse sweep per row, as chad
+ * must under one seed per call; and one forward sweep per observation */
+static void hand_row_block(const struct ba *b, int i, double *block) {
+    for (int r = 0; r < 2; r++) {
+        double *row = block + 15 * r, err[2], seed[2] = {r == 0, r == 1};
+        memset(row, 0, 15 * sizeof(double));
+        hand_reproj_row(cam_of(b, i), row, pt_of(b, i), row + 11, &b->w[i], row + 14, &b->feats[2 * i], err, seed);
+    }
+}
+static void hand_shared_block(const struct ba *b, int i, double *block) {
+    double err[2];
+    hand_reproj_block(cam_of(b, i), pt_of(b, i), &b->w[i], &b->feats[2 * i], err, block);
+}
+static double hand_weight(const struct ba *b, int i) { return -2 * b->w[i]; }
+
 static void adolc_block(const struct ba *b, int i, double *block) {
     double in[15];
     memcpy(in, cam_of(b, i), 11 * sizeof(double));
@@ -291,7 +306,8 @@ static void adolc_measure(void *c, double *out) {
 
 static void run_size(const struct ba *b, const char *label, double x) {
     static const struct tool chad = {chad_block, chad_weight}, adolc = {adolc_block, adolc_weight},
-                             fd = {fd_block, fd_weight};
+                             fd = {fd_block, fd_weight}, hand_row = {hand_row_block, hand_weight},
+                             hand_shared = {hand_shared_block, hand_weight};
     struct row base = {"ba", label, "", x, 0, -1, 0, "", 0}, r;
     struct csr J_fd, J_ref, J;
     struct job job = {NULL, b, NULL};
@@ -320,6 +336,15 @@ static void run_size(const struct ba *b, const char *label, double x) {
             check_vjp(&r, b, &J_ref);
     } else
         snprintf(r.check, sizeof r.check, "not yet (%s)", chad_ba_status);
+    report(&r);
+
+    /* the floor for one seed per call, and what sharing the forward sweep
+     * between the two rows gains */
+    r = base, r.tool = "hand-written, a sweep pair per row";
+    tool_row(&r, &hand_row, b, &J, ref ? ref : &J_fd, ref ? ref_name : "FD", ref ? TOL_EXACT : TOL_FD);
+    report(&r);
+    r = base, r.tool = "hand-written, one forward sweep";
+    tool_row(&r, &hand_shared, b, &J, ref ? ref : &J_fd, ref ? ref_name : "FD", ref ? TOL_EXACT : TOL_FD);
     report(&r);
 
     r = base, r.tool = "ADOL-C";
