@@ -340,10 +340,10 @@ static void run_size(const struct ba *b, const char *label, double x) {
 
     /* the floor for one seed per call, and what sharing the forward sweep
      * between the two rows gains */
-    r = base, r.tool = "hand-written, a sweep pair per row";
+    r = base, r.tool = "hand-written, per row";
     tool_row(&r, &hand_row, b, &J, ref ? ref : &J_fd, ref ? ref_name : "FD", ref ? TOL_EXACT : TOL_FD);
     report(&r);
-    r = base, r.tool = "hand-written, one forward sweep";
+    r = base, r.tool = "hand-written, shared forward";
     tool_row(&r, &hand_shared, b, &J, ref ? ref : &J_fd, ref ? ref_name : "FD", ref ? TOL_EXACT : TOL_FD);
     report(&r);
 

@@ -1,25 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 1.71823
-1 1.72076
-2 1.7529
-3 2.07379
-4 1.75942
+0 1.65863
+1 1.66576
+2 1.69052
+3 1.69072
+4 1.72588
 EOD
 $tool1 << EOD
-0 5.76179
-1 5.96864
-2 5.88019
-3 35.2307
-4 33.2319
+0 5.73333
+1 5.72936
+2 5.67394
+3 34.2029
+4 42.861
 EOD
 $tool2 << EOD
-0 541.185
-1 527.665
-2 1725.84
+0 529.687
+1 536.341
+2 934.923
+3 539.761
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "/tmp/abrun3/adbench-lstm.png"
+set output "adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
