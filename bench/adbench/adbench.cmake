@@ -90,7 +90,7 @@ add_custom_command(OUTPUT ${ab_dir}/port_gmm.o
   COMMENT "adbench: examples/gmm.c (chad's port) with the plugin" VERBATIM)
 list(APPEND ab_objects ${ab_dir}/port_gmm.o)
 
-set(ab_harness adbench.c gmm.c ba.c hand_ba.c lstm.c chart.c)
+set(ab_harness adbench.c gmm.c ba.c hand_ba.c lstm.c hand_lstm.c chart.c)
 list(TRANSFORM ab_harness PREPEND ${ab_src}/)
 add_custom_command(OUTPUT ${ab_exe}
   COMMAND ${CHAD_CLANG} -O2 -g -std=c11 -Wall -Wextra -I${ab_src}

@@ -91,4 +91,9 @@ void hand_reproj_row(const double *cam, double *cam_b, const double *X, double *
                      const double *feat, double *err, const double *seed);
 void hand_reproj_block(const double *cam, const double *X, const double *w, const double *feat, double *err,
                        double *block);
+/* hand_lstm.c: a hand-written reverse of ADBench's lstm_model, with the
+ * signature and contract of chad's lstm_model_rev */
+void hand_lstm_model_rev(int hsize, const double *weight, double *weight_b, const double *bias, double *bias_b,
+                         double *hidden, double *hidden_b, double *cell, double *cell_b, const double *input,
+                         double *input_b);
 #endif

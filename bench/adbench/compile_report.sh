@@ -80,3 +80,24 @@ echo
 echo "| source | function | f | f_fwd | f_rev | f_rev / f | f tree | f_rev tree | tree ratio |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 cat "$tmp/sizes"
+
+# The hand-written reverses the benchmark checks against chad's
+# (hand_ba.c, hand_lstm.c): the yardstick for the rows above.
+if [ -n "$cdir" ]; then
+    echo
+    echo "Hand-written reverses (bench/adbench/hand_*.c, -O2), their call trees"
+    echo "against f's (compare chad's f_rev tree above):"
+    echo
+    echo "| source | f | f tree | hand-written | its tree | ratio |"
+    echo "|---|---|---:|---|---:|---:|"
+    for p in ba:compute_reproj_error:hand_reproj_row lstm:lstm_model:hand_lstm_model_rev; do
+        IFS=: read -r src f hand <<<"$p"
+        if "$clang" -O2 -I"$cdir/$src" -c "$cdir/$src/$src.c" -o "$tmp/adb_$src.o" 2>/dev/null &&
+            "$clang" -O2 -std=c11 -I"$here" -c "$here/hand_$src.c" -o "$tmp/hand_$src.o" 2>/dev/null; then
+            python3 "$here/code_sizes.py" --versus "ADBench $src/$src.c" "$tmp/adb_$src.o" "$f" \
+                "$tmp/hand_$src.o" "$hand"
+        else
+            echo "| ADBench $src/$src.c | $f | | $hand | did not compile | |"
+        fi
+    done
+fi

@@ -140,6 +140,42 @@ static double *copy_grad(const struct lstm *s) {
     return g;
 }
 
+/* hand_lstm.c's lstm_model reverse against chad's, on this size's first
+ * layer (weights, biases, state) and a made-up input and seeds: every
+ * output and adjoint, rho; appended to the chad row's check */
+static void check_hand_model(struct row *r, struct lstm *s) {
+    int b = s->b;
+    double *m = xcalloc(26 * (size_t)b), rho; /* 4b + 4b + 4b + 4b, then ten of b */
+    double *w_b[2] = {m, m + 4 * b}, *bias_b[2] = {m + 8 * b, m + 12 * b}, *hidden[2] = {m + 16 * b, m + 17 * b},
+           *hidden_b[2] = {m + 18 * b, m + 19 * b}, *cell[2] = {m + 20 * b, m + 21 * b},
+           *cell_b[2] = {m + 22 * b, m + 23 * b}, *input_b[2] = {m + 24 * b, m + 25 * b};
+    double *input = xcalloc((size_t)b);
+    rng_seed(0x68616e64ULL + (unsigned)b);
+    for (int i = 0; i < b; i++) {
+        input[i] = rng_normal();
+        hidden[0][i] = hidden[1][i] = s->state0[i];
+        cell[0][i] = cell[1][i] = s->state0[b + i];
+        hidden_b[0][i] = hidden_b[1][i] = rng_normal();
+        cell_b[0][i] = cell_b[1][i] = rng_normal();
+    }
+    for (int t = 0; t < 2; t++)
+        (t ? hand_lstm_model_rev : chad_lstm_model_rev)(b, main_p(s), w_b[t], main_p(s) + 4 * b, bias_b[t],
+                                                         hidden[t], hidden_b[t], cell[t], cell_b[t], input,
+                                                         input_b[t]);
+    /* the two halves of m, entry by entry: [0, 16b) weights and biases,
+     * then pairs of b-blocks for hidden, hidden_b, cell, cell_b, input_b */
+    rho = fmax(max_rho(m, m + 4 * b, NULL, 4 * b), max_rho(m + 8 * b, m + 12 * b, NULL, 4 * b));
+    for (int k = 16; k < 26; k += 2)
+        rho = fmax(rho, max_rho(m + k * b, m + (k + 1) * b, NULL, b));
+    size_t used = strlen(r->check);
+    if (rho > TOL_EXACT) {
+        snprintf(r->check, sizeof r->check, "WRONG (hand-written lstm_model reverse: rho %.1e vs chad's)", rho);
+        adbench_failures++;
+    } else
+        snprintf(r->check + used, sizeof r->check - used, "; hand-written lstm_model reverse: rho %.1e", rho);
+    free(m), free(input);
+}
+
 static void run_size(struct lstm *s, const char *label, double x) {
     struct row base = {"lstm", label, "", x, 0, -1, 0, "", 0}, r;
     double *fd, *ref = NULL;
@@ -163,6 +199,8 @@ static void run_size(struct lstm *s, const char *label, double x) {
         grad_chad(s);
         ref = copy_grad(s);
         judge(&r, max_rho(ref, fd, NULL, s->np), TOL_FD, "FD");
+        if (chad_lstm_model_rev)
+            check_hand_model(&r, s);
         r.ratio = paired_ratio(job_obj, job_chad, s, &r.t_obj, &r.t_grad);
     } else
         snprintf(r.check, sizeof r.check, "not yet (%s)", chad_lstm_status);

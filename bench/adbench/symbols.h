@@ -59,6 +59,9 @@ WEAK void chad_lstm_objective_rev(int l, int c, int b, const double *main_params
                                   const double *extra_params, double *extra_params_b, double *state,
                                   double *state_b, const double *sequence, double *sequence_b, double *loss,
                                   const double *loss_b);
+WEAK void chad_lstm_model_rev(int hsize, const double *weight, double *weight_b, const double *bias, double *bias_b,
+                              double *hidden, double *hidden_b, double *cell, double *cell_b, const double *input,
+                              double *input_b);
 
 #pragma weak adolc_gmm_ops
 #pragma weak adolc_lstm_ops
