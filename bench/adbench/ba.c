@@ -161,7 +161,7 @@ static double chad_weight(const struct ba *b, int i) {
 }
 
 /* hand-written (hand_ba.c): a forward and a reverse sweep per row, as chad
- * must under one seed per call; and one forward sweep per observation */
+ * must with one seed per call; and one forward sweep per observation */
 static void hand_row_block(const struct ba *b, int i, double *block) {
     for (int r = 0; r < 2; r++) {
         double *row = block + 15 * r, err[2], seed[2] = {r == 0, r == 1};
@@ -338,8 +338,8 @@ static void run_size(const struct ba *b, const char *label, double x) {
         snprintf(r.check, sizeof r.check, "not yet (%s)", chad_ba_status);
     report(&r);
 
-    /* the floor for one seed per call, and what sharing the forward sweep
-     * between the two rows gains */
+    /* what one seed per call costs in code written by hand, and what
+     * sharing the forward sweep between the two rows gains */
     r = base, r.tool = "hand-written, per row";
     tool_row(&r, &hand_row, b, &J, ref ? ref : &J_fd, ref ? ref_name : "FD", ref ? TOL_EXACT : TOL_FD);
     report(&r);
