@@ -21,6 +21,8 @@ typedef struct AdOptions {
   bool reverse_only; /* no f$fwd: reverse mode alone (plugin's reverse-only) */
   bool recompute;    /* loops never store residuals (plugin's recompute):
                         every reverse step recomputes its step (DESIGN 8.22) */
+  bool no_fuse;      /* consecutive loops are never fused (plugin's no-fuse,
+                        DESIGN 8.57) */
 } AdOptions;
 
 /* Requires: f type-checks in CHECK_SOURCE mode, and every function it calls
@@ -71,5 +73,8 @@ Expr *indvar_expr(Module *m, Expr *body);    /* counters a fold carries: from
 Expr *hoist_reads(Module *m, Expr *body);    /* elements every step reads and
                                                 none writes: once, before the
                                                 loop (not ANF) */
+/* One pair of consecutive folds over one range as one fold (not ANF);
+ * each fusion is reported on `dump` when it is not NULL. */
+Expr *fuse_loops(Module *m, Expr *body, FILE *dump, const char *fname);
 
 #endif

@@ -194,6 +194,10 @@ static void walk_calls(InactiveArgs *c, Expr *e) {
   }
 }
 
+/* Loop fusions per function: each is a round of the pass, and chains of
+ * more than a few loops over one range are rare. */
+enum { MAX_FUSIONS = 16 };
+
 /* The stages that reshape the primal before AD, each checked and dumped.
  * Requires f in ANF with unique binders; guarantees the same, with loops
  * unswitched (if `unswitch`), running picks carried as indices,
@@ -203,7 +207,7 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
                           const AdOptions *opt, Diag *err) {
   /* a loop choosing the same array at every step chooses once, before it
    * (ad/unswitch.c) */
-  return (!unswitch || primal_stage(m, fr, unswitch_expr(m, (*fr)->body), "unswitching",
+  if (!((!unswitch || primal_stage(m, fr, unswitch_expr(m, (*fr)->body), "unswitching",
                                     "with loops unswitched", names, opt, err)) &&
          /* a loop keeping the last value a condition picked (a running
           * maximum) carries the index of that pick (ad/pick.c) */
@@ -223,7 +227,22 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
          primal_stage(m, fr,
                       dce_expr(m, cse_expr(m, licm_primal_expr(m, cse_expr(m, (*fr)->body)))),
                       "invariant code motion", "with invariant values hoisted", names, opt,
-                      err);
+                      err)))
+    return false;
+  /* consecutive loops over one range whose steps touch apart elements run
+   * as one loop (ad/fuse.c), a pair per round: then reverse mode writes
+   * one reverse loop for them */
+  for (int round = 0; round < MAX_FUSIONS && !(opt && opt->no_fuse); round++) {
+    Func *before = *fr;
+    if (!primal_stage(m, fr,
+                      fuse_loops(m, dce_expr(m, (*fr)->body), opt ? opt->dump : NULL,
+                                 (*fr)->name),
+                      "loop fusion", "with loops fused", names, opt, err))
+      return false;
+    if (*fr == before)
+      return true;
+  }
+  return true;
 }
 
 /* A parameter of f the user did not mark, passed (itself, a view or an

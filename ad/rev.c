@@ -2552,17 +2552,11 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   return true;
 }
 
-/* A call of a <math.h> function or of a callee. */
-static bool is_math_call(const Expr *e) {
-  const PrimInfo *pi = e->kind == E_PRIM ? prim_info(e->op) : NULL;
-  return e->kind == E_CALL || (pi && pi->cls == PC_MATH && !pi->infix);
-}
-
 /* A sum of numbers whose loop-free step calls a <math.h> function or a
  * callee: work a reverse sweep would rather read back than do again. */
 bool costly_sum(const Expr *e) {
   return e->kind == E_SUM && type_is_float(e->type) && !contains_loop(e->body) &&
-         expr_any(e->body, is_math_call);
+         expr_any(e->body, expr_is_math_call);
 }
 
 /* Requires: x = rhs, a sum whose reverse did not run in the primal sweep.

@@ -384,6 +384,11 @@ const char *c_name_of(Arena *a, const char *ir_name) {
                       suffix);
 }
 
+bool expr_is_math_call(const Expr *e) {
+  const PrimInfo *pi = e->kind == E_PRIM ? prim_info(e->op) : NULL;
+  return e->kind == E_CALL || (pi && pi->cls == PC_MATH && !pi->infix);
+}
+
 bool expr_contains(const Expr *e, ExprKind k) {
   for (; e->kind == E_LET; e = e->body)
     if (expr_contains(e->args[0], k))

@@ -76,6 +76,8 @@ bool expr_contains(const Expr *e, ExprKind k);
  * little, never by more than one subterm's). */
 int expr_count_nodes(const Expr *e, int cap);
 
+/* Is e a call of a <math.h> function (not an operator) or of a callee? */
+bool expr_is_math_call(const Expr *e);
 /* Does e hold a node for which `is` holds, in nested blocks too? */
 bool expr_any(const Expr *e, bool (*is)(const Expr *));
 

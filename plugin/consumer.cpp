@@ -319,6 +319,7 @@ std::string ChadConsumer::differentiate(Unit &u) {
   ad.forward_only = options.forwardOnly;
   ad.reverse_only = options.reverseOnly;
   ad.recompute = options.recompute;
+  ad.no_fuse = options.noFuse;
   if (!ad_differentiate(module, u.func, &ad, &err)) {
     reportCoreError(u, err, /*internal=*/false);
     return "";

@@ -32,6 +32,10 @@ bool parsePluginArg(const std::string &arg, PluginOptions &options,
     options.recompute = true;
     return true;
   }
+  if (arg == "no-fuse") {
+    options.noFuse = true;
+    return true;
+  }
   if (valueOf(arg, "dump", value) && !value.empty()) {
     options.dumpOnly.insert(value);
     return true;

@@ -12,6 +12,7 @@
 //                  gradients (about half the generated code)
 //   recompute      loops in f_rev never store residuals: each reverse step
 //                  recomputes its step (less memory, more time; DESIGN 8.22)
+//   no-fuse        consecutive loops over one range stay apart (DESIGN 8.57)
 // and explains anything else in `error`, so the plugin can refuse to run
 // instead of silently ignoring a typo.
 #ifndef CHAD_PLUGIN_OPTIONS_H
@@ -30,6 +31,7 @@ struct PluginOptions {
   bool forwardOnly = false; // f_fwd only, no f_rev
   bool reverseOnly = false; // f_rev only, no f_fwd
   bool recompute = false;   // loops never store residuals in f_rev
+  bool noFuse = false;      // consecutive loops are never fused
 
   bool wantsDump(const std::string &function) const {
     return dumpAll || dumpOnly.count(function) != 0;

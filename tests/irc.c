@@ -6,6 +6,8 @@
  *                               is a translation unit that needs no plugin
  *   chad-irc --recompute FILE.ir  loops never store their residuals (the
  *                               plugin's -fplugin-arg-chad-recompute)
+ *   chad-irc --no-fuse FILE.ir  consecutive loops are never fused (the
+ *                               plugin's -fplugin-arg-chad-no-fuse)
  *
  * For debugging, bug reports, and tests of the emitter that compile its
  * output with a C compiler. Exit status 1 on any error, with a located
@@ -32,11 +34,12 @@ static char *read_all(const char *path) {
 }
 
 int main(int argc, char **argv) {
-  bool dump = false, primal = false, recompute = false;
+  bool dump = false, primal = false, recompute = false, no_fuse = false;
   for (int i = 1; i < argc - 1; i++) {
     dump |= strcmp(argv[i], "--dump") == 0;
     primal |= strcmp(argv[i], "--primal") == 0;
     recompute |= strcmp(argv[i], "--recompute") == 0;
+    no_fuse |= strcmp(argv[i], "--no-fuse") == 0;
   }
   /* --primal is read below, once the module exists */
   const char *path = argv[argc - 1];
@@ -59,7 +62,8 @@ int main(int argc, char **argv) {
   int n = m->funcs.len;
   if (primal && !status)
     printf("#include <math.h>\n\n");
-  AdOptions opt = {.dump = dump ? stdout : NULL, .recompute = recompute};
+  AdOptions opt = {.dump = dump ? stdout : NULL, .recompute = recompute,
+                    .no_fuse = no_fuse};
   for (int i = 0; i < n && !status; i++) {
     Func *f = m->funcs.items[i];
     if (f->is_custom) /* the user's C and its g_fwd/g_rev: nothing to emit */

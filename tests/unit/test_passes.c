@@ -2,14 +2,15 @@
  *
  * A case in tests/passes is a file ending in .ir:
  *   ; pass: anf | simplify | cse | dce | licm | linmap | flatten | materialize | indvar | hoist
- *           | unswitch | readd | merge
+ *           | unswitch | readd | merge | fuse
  *   (def ...)            the input function(s); the pass runs on the last,
  *                        after normalisation to ANF (passes require it)
  *   ; expect:
  *   ; (def ...)          the expected output, each line behind "; "
  * The input is checked in AD mode (linear maps and zeros allowed), the
  * output must check too, and the interpreter must give the same result on
- * the `; args:` line when the output is free of linear maps. */
+ * the `; args:` line when the output is free of linear maps (numbers, and
+ * arrays written [x0 x1 ...]). */
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,18 @@ static Expr *run_pass(Module *m, const char *pass, Func *f) {
     return anf_body(m, f, hoist_reads(m, e));
   if (!strcmp(pass, "indvar")) /* its output is normalised again */
     return anf_body(m, f, indvar_expr(m, e));
+  if (!strcmp(pass, "fuse")) { /* in rounds until nothing fuses, as ad/driver.c runs it */
+    for (int round = 0; round < 16; round++) {
+      Expr *live = dce_expr(m, e);
+      Expr *fused = fuse_loops(m, live, NULL, NULL);
+      if (fused == live)
+        return live;
+      Func copy = *f;
+      copy.body = simplify_expr(m, anf_body(m, f, fused));
+      e = anf_func(m, &copy)->body;
+    }
+    return e;
+  }
   if (!strcmp(pass, "materialize"))
     return anf_expr(m, materialize_expr(m, e));
   return NULL;
@@ -116,16 +129,36 @@ static void test_pass_cases(void) {
     if (args && check_func(m, f, CHECK_FINAL, &d)) {
       Value vals[8];
       int n = 0;
-      for (const char *q = args + 7; n < f->nparams;) {
+      Arena *a = arena_new();
+      for (const char *q = args + 7; n < f->nparams && n < 8;) {
         char *end;
+        while (*q == ' ')
+          q++;
+        Type *t = f->params[n]->type;
+        if (*q == '[' && t->kind == TY_ARRAY) { /* [x0 x1 ...]: an array */
+          Value elems[64];
+          int len = 0;
+          for (q++; len < 64; q = end) {
+            double v = strtod(q, &end);
+            if (end == q)
+              break;
+            elems[len++] = t->elem->kind == TY_INT ? val_int((long long)v) : val_f64(v);
+          }
+          while (*q == ' ')
+            q++;
+          if (*q != ']')
+            break;
+          vals[n++] = val_array(a, len, elems);
+          q++;
+          continue;
+        }
         double v = strtod(q, &end);
         if (end == q)
           break;
-        vals[n] = f->params[n]->type->kind == TY_INT ? val_int((long long)v) : val_f64(v);
+        vals[n] = t->kind == TY_INT ? val_int((long long)v) : val_f64(v);
         n++;
         q = end;
       }
-      Arena *a = arena_new();
       Value r1, r2;
       Func *orig = module_add(m, "orig$", before.nparams, before.params, before.ret, before.body);
       Diag od;
