@@ -3,7 +3,8 @@
  * lowered IR -> ANF -> inlining of the callees that have no reverse
  * halves -> unswitching of loops that choose arrays -> counters read
  * from the loop counter -> hoisting of reads no step of a loop changes ->
- * CSE, LICM and DCE of the primal -> forward and
+ * CSE, LICM and DCE of the primal -> fusion of consecutive loops ->
+ * forward and
  * reverse CHAD (with linear maps) ->
  * linear-map elimination -> ANF -> simplify -> materialise zeros -> ANF ->
  * flatten if results -> simplify -> CSE -> loop-invariant code motion ->
@@ -202,7 +203,8 @@ enum { MAX_FUSIONS = 16 };
  * Requires f in ANF with unique binders; guarantees the same, with loops
  * unswitched (if `unswitch`), running picks carried as indices,
  * counters read from the loop counter,
- * invariant reads and values hoisted out of loops. */
+ * invariant reads and values hoisted out of loops, and consecutive loops
+ * fused where that changes nothing (unless opt->no_fuse). */
 static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
                           const AdOptions *opt, Diag *err) {
   /* a loop choosing the same array at every step chooses once, before it

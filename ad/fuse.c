@@ -7,15 +7,16 @@
  *   let fa = fold n sa (i s) A in <projections of fa, cheap pure lets>
  *   let fb = fold n sb (j t) B in ...
  *
- * became one fold over n whose state is sa's fields then sb's, whose
- * step runs A's step i and then B's step i. The caller runs the pass again
+ * became one fold over n whose state is sa's fields then sb's (once, for
+ * an array sb takes from fa's result), whose step runs A's step i and
+ * then B's step i. The caller runs the pass again
  * until it fuses nothing, so three loops become one in two rounds.
  *
  * Why: reverse mode writes one reverse loop per primal loop, each with
  * its own counter, tape slab and index arithmetic, and the C compiler
  * versions each again for vectorisation. ADBench's `lstm_model` (gates,
- * then cell, then hidden) is three loops in `f` and six in `f_rev`; a
- * hand-written reverse runs one of each.
+ * then cell, then hidden) was three loops in `f` and six in `f_rev`; its
+ * first two now fuse (the third calls tanh: both_call).
  *
  * When: running B's step j before A's steps k > j, and A's steps k after
  * B's steps j < k, must change nothing. Steps touch memory only as
@@ -32,6 +33,9 @@
  *  - A reads the arrays B carries only as elements at the top level of its
  *    step (B writes them by top-level `update`s): B's steps j < k must not
  *    write what A's step k reads;
+ *  - B's state may start from an array A carried, which nothing else then
+ *    reads: the fused state holds it once, and A's accesses at steps
+ *    k > j must not meet B's writes at j, nor A's writes B's accesses;
  *  - no other array A or B mentions shares memory with those (a view of
  *    one, through `view` bindings).
  *
@@ -232,6 +236,7 @@ typedef struct Step {
   bool tuple;   /* the state is a plain tuple */
   VarMap root;  /* a version of a state field's array -> field + 1 */
   Access **writes; /* per field: the elements the step's updates write */
+  Access **reads;  /* per field: the elements the step reads */
   bool *kept;      /* per field: the step returns a version of the field */
   bool *opaque;    /* per field: a version is used other than by element */
   bool ok;         /* no update in a nested block, no nested loop */
@@ -262,6 +267,7 @@ static void push_access(Arena *a, Access **list, const Affine *at) {
   *list = x;
 }
 
+/* What the step of `fold` does with its state's arrays: s's fields. */
 static void analyse_step(Fuse *f, Step *s, const Expr *fold) {
   s->fold = fold;
   bindings_of(f->a, fold->body, &s->b);
@@ -269,6 +275,7 @@ static void analyse_step(Fuse *f, Step *s, const Expr *fold) {
   s->tuple = st->kind == TY_TUPLE && !st->name;
   s->nfields = s->tuple ? st->n : 1;
   s->writes = arena_alloc(f->a, sizeof *s->writes * (size_t)(s->nfields + 1));
+  s->reads = arena_alloc(f->a, sizeof *s->reads * (size_t)(s->nfields + 1));
   s->kept = arena_alloc(f->a, sizeof *s->kept * (size_t)(s->nfields + 1));
   s->opaque = arena_alloc(f->a, sizeof *s->opaque * (size_t)(s->nfields + 1));
   s->ok = true;
@@ -296,21 +303,27 @@ static void analyse_step(Fuse *f, Step *s, const Expr *fold) {
     if ((r->kind == E_UPDATE || r->kind == E_INDEX || r->kind == E_LEN) &&
         r->args[0]->kind == E_VAR)
       at = field_of(s, r->args[0]->var);
-    if (at >= 0 && r->kind == E_UPDATE) {
+    if (at >= 0 && r->kind != E_LEN) {
       Affine idx;
       if (affine_of(f, r->args[1], fold->var, &s->defs, &idx, 0))
-        push_access(f->a, &s->writes[at], &idx);
+        push_access(f->a, r->kind == E_UPDATE ? &s->writes[at] : &s->reads[at], &idx);
       else
         s->opaque[at] = true;
-      varmap_put(&s->root, v, (void *)(long)(at + 1));
     }
+    if (at >= 0 && r->kind == E_UPDATE)
+      varmap_put(&s->root, v, (void *)(long)(at + 1));
     for (int i = at >= 0 ? 1 : 0; i < r->nargs; i++)
       expr_visit_vars(r->args[i], mark_opaque, &u);
     if (r->body && r->kind != E_LET)
       expr_visit_vars(r->body, mark_opaque, &u);
   }
-  /* the result: a version of each field's array in its place */
+  /* the result: a version of each field's array in its place, read by
+   * nothing else in the step (a projection of it would be one more name
+   * for those arrays) */
   Expr *res = s->b.result;
+  for (int k = 0; k < s->b.vars.len && res->kind == E_VAR; k++)
+    if (s->b.vars.items[k] != res->var && expr_mentions(s->b.rhss.items[k], res->var))
+      s->ok = false;
   if (!s->tuple) {
     s->kept[0] = res->kind == E_VAR && field_of(s, res->var) == 0;
     return;
@@ -336,20 +349,9 @@ static void free_step(Step *s) {
 
 /* Element reads of `x` at the top level of a step; false when the step
  * mentions x otherwise. */
-typedef struct Foreign {
-  const Var *x;
-  bool other;
-} Foreign;
-
-static void see_foreign(Var *v, void *ctx) {
-  Foreign *fo = ctx;
-  if (v == fo->x)
-    fo->other = true;
-}
-
 static bool reads_of(Fuse *f, const Step *s, const Var *x, Access **reads) {
-  Foreign fo = {x, false};
-  for (int k = 0; k < s->b.vars.len && !fo.other; k++) {
+  bool other = false;
+  for (int k = 0; k < s->b.vars.len && !other; k++) {
     Expr *r = s->b.rhss.items[k];
     int from = 0;
     if ((r->kind == E_INDEX || r->kind == E_LEN) && r->args[0]->kind == E_VAR &&
@@ -363,12 +365,10 @@ static bool reads_of(Fuse *f, const Step *s, const Var *x, Access **reads) {
       }
     }
     for (int i = from; i < r->nargs; i++)
-      expr_visit_vars(r->args[i], see_foreign, &fo);
-    if (r->body && r->kind != E_LET)
-      expr_visit_vars(r->body, see_foreign, &fo);
+      other = other || expr_mentions(r->args[i], x);
+    other = other || (r->body && r->kind != E_LET && expr_mentions(r->body, x));
   }
-  expr_visit_vars(s->b.result, see_foreign, &fo);
-  return !fo.other;
+  return !other && !expr_mentions(s->b.result, x);
 }
 
 /* Do the write at i + w and the read at j + r (steps i of the loop that
@@ -476,6 +476,8 @@ typedef struct Pair {
   Step A, B;
   Expr **ainit, **binit;
   VarMap proj;        /* a projection of fa that B reads -> field + 1 */
+  int *shared;        /* per field of B: the field of A whose array B's
+                         state starts from (A's result), or -1 */
   Affine bound;
 } Pair;
 
@@ -487,17 +489,36 @@ static bool fuse_pair(Fuse *f, Pair *p) {
     return false;
   if (!(p->ainit = init_fields(f, A, fa->args[1])) || !(p->binit = init_fields(f, B, fb->args[1])))
     return false;
+  /* B goes on updating an array A carried: A's accesses at later steps
+   * do not meet B's, nor B's writes A's reads at later steps */
+  p->shared = arena_alloc(f->a, sizeof *p->shared * (size_t)B->nfields);
+  for (int m = 0; m < B->nfields; m++) {
+    Expr *x = p->binit[m];
+    int k = x->kind == E_VAR ? (int)(long)varmap_get(&p->proj, x->var) - 1 : -1;
+    p->shared[m] = k;
+    if (k < 0)
+      continue;
+    for (int m2 = 0; m2 < m; m2++)
+      if (p->shared[m2] == k)
+        return false; /* one array twice in B's state */
+    if (x->var->type->kind != TY_ARRAY || !A->kept[k] || A->opaque[k] || !B->kept[m] ||
+        B->opaque[m] || !all_apart(A->writes[k], B->reads[m], true, &p->bound) ||
+        !all_apart(A->writes[k], B->writes[m], true, &p->bound) ||
+        !all_apart(B->writes[m], A->reads[k], false, &p->bound))
+      return false;
+  }
   /* B reads A's arrays by element, where A's later steps do not write */
   for (int k = 0; k < p->proj.cap; k++) {
     const Var *pv = p->proj.keys[k];
     if (!pv)
       continue;
     int j = (int)(long)p->proj.vals[k] - 1;
+    for (int m = 0; m < B->nfields; m++)
+      if (p->shared[m] == j && !(p->binit[m]->kind == E_VAR && p->binit[m]->var == pv))
+        return false; /* the array B goes on updating, under another name */
     Access *reads = NULL;
     if (pv->type->kind != TY_ARRAY) {
-      Foreign fo = {pv, false};
-      expr_visit_vars(fb->body, see_foreign, &fo);
-      if (fo.other)
+      if (expr_mentions(fb->body, pv))
         return false; /* a number A computed in all its steps */
       continue;
     }
@@ -508,7 +529,7 @@ static bool fuse_pair(Fuse *f, Pair *p) {
   /* A reads B's arrays by element, where B's earlier steps do not write */
   for (int j = 0; j < B->nfields; j++) {
     Expr *x = p->binit[j];
-    if (x->kind != E_VAR || x->var->type->kind != TY_ARRAY)
+    if (x->kind != E_VAR || x->var->type->kind != TY_ARRAY || p->shared[j] >= 0)
       continue;
     Access *reads = NULL;
     if (!reads_of(f, A, x->var, &reads) || mentions_alias(f, A, x->var))
@@ -526,47 +547,66 @@ static bool fuse_pair(Fuse *f, Pair *p) {
   return true;
 }
 
-/* The state of the fused fold: A's fields, then B's. */
+/* The slot of the fused state that holds field j of loop l (0: A, 1: B):
+ * A's fields, then B's own (a field B's state starts from A's result
+ * shares A's slot). */
+static int slot_of(const Pair *p, int l, int j) {
+  if (!l)
+    return j;
+  if (p->shared[j] >= 0)
+    return p->shared[j];
+  int s = p->A.nfields;
+  for (int m = 0; m < j; m++)
+    s += p->shared[m] < 0;
+  return s;
+}
+
+/* The state of loop l (0: A, 1: B) from the atom st holding the fused
+ * state: A's or B's own fields, a tuple when the loop's state is one.
+ * `after_a`, when not NULL, is A's result in this step: a field B's state
+ * starts from A's result is that. */
+static Expr *own_state(Arena *a, const Pair *p, int l, Expr *st, Expr *after_a) {
+  const Step *x = l ? &p->B : &p->A;
+  Expr **fs = arena_alloc(a, sizeof *fs * (size_t)x->nfields);
+  for (int j = 0; j < x->nfields; j++) {
+    int k = l ? p->shared[j] : -1;
+    fs[j] = k >= 0 && after_a ? field(a, after_a, &p->A, k)
+                              : typed(ex_get(a, slot_of(p, l, j), st), st->type->elems[slot_of(p, l, j)]);
+  }
+  return x->tuple ? typed(ex_tuple(a, x->nfields, fs), x->fold->var2->type) : fs[0];
+}
+
+/* The fused fold. */
 static Expr *build_fused(Fuse *f, Pair *p) {
   Arena *a = f->a;
   Step *A = &p->A, *B = &p->B;
   const Expr *fa = A->fold, *fb = B->fold;
-  int na = A->nfields, nb = B->nfields;
-  Type **types = arena_alloc(a, sizeof *types * (size_t)(na + nb));
-  Expr **init = arena_alloc(a, sizeof *init * (size_t)(na + nb));
-  for (int j = 0; j < na + nb; j++) {
-    init[j] = j < na ? p->ainit[j] : p->binit[j - na];
+  int na = A->nfields, nb = B->nfields, n = na;
+  for (int j = 0; j < nb; j++)
+    n += p->shared[j] < 0;
+  Type **types = arena_alloc(a, sizeof *types * (size_t)n);
+  Expr **init = arena_alloc(a, sizeof *init * (size_t)n);
+  for (int j = 0; j < na; j++)
+    init[j] = p->ainit[j];
+  for (int j = 0; j < nb; j++)
+    if (p->shared[j] < 0)
+      init[slot_of(p, 1, j)] = p->binit[j];
+  for (int j = 0; j < n; j++)
     types[j] = init[j]->type;
-  }
-  Type *st = ty_tuple(a, na + nb, types);
+  Type *st = ty_tuple(a, n, types);
   Var *s = var_new(a, "state", st);
-  Expr *sv = ex_var(a, s);
-  sv->type = st;
+  Expr *sv = typed(ex_var(a, s), st);
   Bindings body = {0};
-  /* each loop's own state, from the fused state's fields */
-  const Step *steps[2] = {A, B};
-  for (int l = 0; l < 2; l++) {
-    const Step *x = steps[l];
-    int off = l ? na : 0;
-    Expr *own;
-    if (x->tuple) {
-      Expr **fs = arena_alloc(a, sizeof *fs * (size_t)x->nfields);
-      for (int j = 0; j < x->nfields; j++)
-        fs[j] = typed(ex_get(a, off + j, sv), types[off + j]);
-      own = typed(ex_tuple(a, x->nfields, fs), x->fold->var2->type);
-    } else {
-      own = typed(ex_get(a, off, sv), types[off]);
-    }
-    bindings_push(a, &body, x->fold->var2, own);
-  }
+  bindings_push(a, &body, fa->var2, own_state(a, p, 0, sv, NULL));
   /* A reads B's arrays as they are at the start of the step */
   VarMap subst_a = {0};
   for (int j = 0; j < nb; j++) {
     Expr *x = p->binit[j];
-    if (x->kind != E_VAR || x->var->type->kind != TY_ARRAY)
+    if (x->kind != E_VAR || x->var->type->kind != TY_ARRAY || p->shared[j] >= 0)
       continue;
+    int k = slot_of(p, 1, j);
     Var *now = var_new(a, x->var->name, x->var->type);
-    bindings_push(a, &body, now, typed(ex_get(a, na + j, sv), types[na + j]));
+    bindings_push(a, &body, now, typed(ex_get(a, k, sv), types[k]));
     varmap_put(&subst_a, x->var, typed(ex_var(a, now), now->type));
   }
   Expr *astep = expr_subst(a, fa->body, &subst_a);
@@ -577,6 +617,8 @@ static Expr *build_fused(Fuse *f, Pair *p) {
   Var *ra = var_new(a, "after_a", fa->var2->type);
   bindings_push(a, &body, ra, ab.result);
   Expr *rav = typed(ex_var(a, ra), ra->type);
+  /* B's state: its own slots, and A's result where it goes on from it */
+  bindings_push(a, &body, fb->var2, own_state(a, p, 1, sv, rav));
   /* B reads A's arrays as A's step left them, at A's counter */
   VarMap subst_b = {0};
   varmap_put(&subst_b, fb->var, typed(ex_var(a, fa->var), fa->var->type));
@@ -597,11 +639,13 @@ static Expr *build_fused(Fuse *f, Pair *p) {
   Var *rb = var_new(a, "after_b", fb->var2->type);
   bindings_push(a, &body, rb, bb.result);
   Expr *rbv = typed(ex_var(a, rb), rb->type);
-  Expr **next = arena_alloc(a, sizeof *next * (size_t)(na + nb));
-  for (int j = 0; j < na + nb; j++)
-    next[j] = j < na ? field(a, rav, A, j) : field(a, rbv, B, j - na);
-  Expr *result = typed(ex_tuple(a, na + nb, next), st);
-  Expr *fused = ex_fold(a, fa->args[0], typed(ex_tuple(a, na + nb, init), st), fa->var, s,
+  Expr **next = arena_alloc(a, sizeof *next * (size_t)n);
+  for (int j = 0; j < na; j++)
+    next[j] = field(a, rav, A, j);
+  for (int j = 0; j < nb; j++)
+    next[slot_of(p, 1, j)] = field(a, rbv, B, j); /* B's version of a shared one */
+  Expr *result = typed(ex_tuple(a, n, next), st);
+  Expr *fused = ex_fold(a, fa->args[0], typed(ex_tuple(a, n, init), st), fa->var, s,
                         bindings_build(a, &body, result));
   fused->type = st;
   fused->loc = fa->loc;
@@ -671,25 +715,47 @@ static bool movable(const Expr *r) {
   }
 }
 
-typedef struct Dep {
-  const VarMap *on;
-  bool hit;
-} Dep;
-
-static void see_dep(Var *v, void *ctx) {
-  Dep *d = ctx;
-  if (varmap_has(d->on, v))
-    d->hit = true;
-}
-
-static bool depends(const Expr *e, const VarMap *on) {
-  Dep d = {on, false};
-  expr_visit_vars((Expr *)e, see_dep, &d);
-  return d.hit;
-}
-
 static Expr *fuse_block(Fuse *f, Expr *e);
 static Expr *fuse_block_of(void *ctx, Expr *block) { return fuse_block(ctx, block); }
+
+/* Does B's state (rhss[second]'s) start from nothing A computed but
+ * arrays A carried, named by projections of fa (or fa itself) that
+ * nothing else in the block reads? Those are B's to update. */
+static bool starts_apart(const Bindings *b, int first, int second, const Expr *rb,
+                         const VarMap *after, const Pair *p) {
+  Var *fa = b->vars.items[first];
+  const Expr *init = rb->args[1];
+  if (init->kind != E_VAR || !varmap_has(after, init->var))
+    return !expr_mentions_any(init, after);
+  const Expr *fields = init;
+  int n = 1;
+  const Expr *t = NULL;
+  for (int k = first + 1; k < second; k++)
+    if (b->vars.items[k] == init->var)
+      t = b->rhss.items[k];
+  if (t) { /* B's state a tuple bound between the loops */
+    if (t->kind != E_TUPLE)
+      return false;
+    fields = t;
+    n = t->nargs;
+  }
+  for (int j = 0; j < n; j++) {
+    const Expr *x = t ? fields->args[j] : init;
+    if (x->kind != E_VAR || !varmap_has(after, x->var))
+      continue;
+    bool carried = x->var == fa || varmap_has(&p->proj, x->var);
+    if (!carried || x->var->type->kind != TY_ARRAY)
+      return false;
+    /* read nowhere else: between the loops, in them, or after them */
+    bool other = expr_mentions(rb->body, x->var) || expr_mentions(b->result, x->var);
+    for (int k = first + 1; k < b->vars.len && !other; k++)
+      other = b->vars.items[k] != init->var && k != second &&
+              expr_mentions(b->rhss.items[k], x->var);
+    if (other)
+      return false;
+  }
+  return true;
+}
 
 /* Tries the fold at bindings index `first` with the next fold of the
  * block; on success rewrites `b` and returns true. */
@@ -713,7 +779,7 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
     } else if (r->kind == E_GET && r->args[0]->kind == E_VAR && r->args[0]->var == fa) {
       varmap_put(&after, v, v);
       varmap_put(&p.proj, v, (void *)(long)(r->index + 1));
-    } else if (depends(r, &after)) {
+    } else if (expr_mentions_any(r, &after)) {
       varmap_put(&after, v, v); /* stays after the loops; B must not read it */
     }
   }
@@ -728,8 +794,9 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
   }
   ra = as_fold(f, ra);
   Expr *rb = as_fold(f, b->rhss.items[second]);
-  /* a state A left behind is no start for B; nor is another count */
-  bool fusable = atom_eq(ra->args[0], rb->args[0]) && !depends(rb->args[1], &after) &&
+  /* B's state may start from arrays A carried (checked in fuse_pair),
+   * not from anything else A computed; the count must be the same */
+  bool fusable = atom_eq(ra->args[0], rb->args[0]) && starts_apart(b, first, second, rb, &after, &p) &&
                  type_eq(ra->var->type, rb->var->type) && !both_call(ra, rb);
   if (fusable && (!ra->var2->type || !rb->var2->type))
     fusable = false;
@@ -742,11 +809,8 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
       varmap_put(&p.proj, fa, (void *)1L);
     for (int k = 0; k < after.cap && fusable; k++) {
       const Var *x = after.keys[k];
-      if (x && !varmap_has(&p.proj, x)) {
-        Foreign fo = {x, false};
-        expr_visit_vars(rb->body, see_foreign, &fo);
-        fusable = !fo.other;
-      }
+      if (x && !varmap_has(&p.proj, x))
+        fusable = !expr_mentions(rb->body, x);
     }
     fusable = fusable && fuse_pair(f, &p);
   }
@@ -774,22 +838,10 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
   Var *fv = var_new(f->a, "fused", fused->type);
   bindings_push(f->a, &out, fv, fused);
   Expr *fvv = typed(ex_var(f->a, fv), fused->type);
-  const Step *steps[2] = {&p.A, &p.B};
-  Var *names[2] = {fa, b->vars.items[second]};
-  for (int l = 0; l < 2; l++) {
-    const Step *x = steps[l];
-    int off = l ? p.A.nfields : 0;
-    Expr *own;
-    if (x->tuple) {
-      Expr **fs = arena_alloc(f->a, sizeof *fs * (size_t)x->nfields);
-      for (int j = 0; j < x->nfields; j++)
-        fs[j] = typed(ex_get(f->a, off + j, fvv), fused->type->elems[off + j]);
-      own = typed(ex_tuple(f->a, x->nfields, fs), x->fold->type);
-    } else {
-      own = typed(ex_get(f->a, off, fvv), fused->type->elems[off]);
-    }
-    bindings_push(f->a, &out, names[l], own);
-  }
+  /* an array both carried is B's final version in both: nothing reads
+   * A's after B's state took it (starts_apart) */
+  bindings_push(f->a, &out, fa, own_state(f->a, &p, 0, fvv, NULL));
+  bindings_push(f->a, &out, b->vars.items[second], own_state(f->a, &p, 1, fvv, NULL));
   for (int k = first + 1; k < second; k++)
     if (varmap_has(&after, b->vars.items[k]) && b->vars.items[k] != fa)
       bindings_push(f->a, &out, b->vars.items[k], b->rhss.items[k]);

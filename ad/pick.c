@@ -75,19 +75,6 @@ static void refs_into(Expr *e, VarMap *set) {
   expr_visit_vars(e, add_ref, &r);
 }
 
-typedef struct Hit {
-  const VarMap *set;
-  bool hit;
-} Hit;
-static void check_ref(Var *v, void *ctx) {
-  Hit *h = ctx;
-  h->hit = h->hit || varmap_has(h->set, v);
-}
-static bool reads_any(Expr *e, const VarMap *set) {
-  Hit h = {set, false};
-  expr_visit_vars(e, check_ref, &h);
-  return h.hit;
-}
 
 /* e with its step bindings (closure[0..n), in step order) copied under
  * fresh names, the counter read as `at`. */
@@ -135,10 +122,10 @@ static Var *state_value(const Bindings *step, Var *st, int *at) {
     Expr *r = step->rhss.items[i];
     if (r->kind == E_GET && r->args[0]->kind == E_VAR && r->args[0]->var == st && *at < 0)
       *at = i;
-    else if (reads_any(r, &state))
+    else if (expr_mentions_any(r, &state))
       elsewhere = true;
   }
-  elsewhere = elsewhere || reads_any(step->result, &state);
+  elsewhere = elsewhere || expr_mentions_any(step->result, &state);
   varmap_free(&state);
   if (elsewhere)
     *at = -1;
@@ -191,11 +178,11 @@ static Expr *pick_fold(Pick *s, Expr *fold, Var **ks, Expr **new_fold) {
   varmap_put(&tainted, st, st);
   varmap_put(&tainted, sv, sv);
   for (int i = 0; i < at; i++)
-    if (reads_any(step.rhss.items[i], &tainted))
+    if (expr_mentions_any(step.rhss.items[i], &tainted))
       varmap_put(&tainted, step.vars.items[i], step.vars.items[i]);
   /* e's own bindings, then the step's bindings e reads, in step order */
   VarMap need = {0};
-  bool ok = e.vars.len <= MAX_PICK_COST && !reads_any(pick, &tainted);
+  bool ok = e.vars.len <= MAX_PICK_COST && !expr_mentions_any(pick, &tainted);
   for (int i = 0; ok && i < e.vars.len; i++)
     ok = cheap(e.rhss.items[i]);
   refs_into(pick, &need);

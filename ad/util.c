@@ -300,6 +300,29 @@ void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx) {
   }
 }
 
+typedef struct Mention {
+  const Var *x;
+  const VarMap *set;
+  bool found;
+} Mention;
+
+static void see_mention(Var *v, void *ctx) {
+  Mention *m = ctx;
+  m->found = m->found || v == m->x || (m->set && varmap_has(m->set, v));
+}
+
+bool expr_mentions(const Expr *e, const Var *x) {
+  Mention m = {x, NULL, false};
+  expr_visit_vars((Expr *)e, see_mention, &m);
+  return m.found;
+}
+
+bool expr_mentions_any(const Expr *e, const VarMap *set) {
+  Mention m = {NULL, set, false};
+  expr_visit_vars((Expr *)e, see_mention, &m);
+  return m.found;
+}
+
 static Expr *subst_one(Arena *a, Expr *e, const VarMap *subst);
 
 /* Walks the chain without allocating until something changes: most of a

@@ -89,6 +89,9 @@ bool expr_passes_array(const Expr *e, const Var *x);
  * references in nested blocks. Iterative on let chains. */
 void expr_visit_vars(Expr *e, void (*visit)(Var *v, void *ctx), void *ctx);
 
+/* Does e refer to x (to a variable in `set`), in nested blocks too? */
+bool expr_mentions(const Expr *e, const Var *x);
+bool expr_mentions_any(const Expr *e, const VarMap *set);
 /* r with each nested block (an argument that is not an atom, as an if's
  * branches; a loop's body) replaced by f(ctx, block), in a copy of r; r
  * itself when f returned every block unchanged. */

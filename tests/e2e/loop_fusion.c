@@ -2,11 +2,14 @@
  * that changes nothing (ad/fuse.c, DESIGN 8.57), and kept apart where it
  * would. lstm_cell is ADBench's lstm_model as its authors wrote it (gates
  * in malloc'd scratch at offsets 0, h, 2h and 3h; the in-out cell and
- * hidden state): its three loops become one. read_ahead's second loop
- * reads the element its first loop writes a step later, lag's first loop
- * reads the element its second loop wrote a step before: both must stay
+ * hidden state): its first two loops become one (the third calls tanh, as
+ * the fused one calls sigmoid: such pairs stay apart). read_ahead's
+ * second loop reads the element its first loop writes a step later,
+ * lag's first loop reads the element its second loop wrote a step before,
+ * shifted's second loop writes a step ahead of its first: each must stay
  * two loops. lead's first loop reads the element its second writes a
- * step later, before it does: one loop. Checked against finite
+ * step later, before it does, and in_place's two loops update one in-out
+ * array at the element they read: one loop each. Checked against finite
  * differences, by forward / reverse duality and for accumulation; f_fwd
  * and f_rev must give exactly f's outputs, which a wrong fusion changes. */
 #include <math.h>
@@ -69,6 +72,33 @@ void lead(double *u, int n, double *y) {
         u[i] = u[i] * y[i];
 }
 
+/* u updated in place by two loops at the element each step reads: one
+ * loop. shifted's second loop reads and writes t[i + 1], which its first
+ * writes a step later: two loops. */
+CHAD_DIFFERENTIABLE
+void in_place(double *u, int n, double *y) {
+    for (int i = 0; i < n; i++)
+        u[i] = sin(u[i]) + 0.1;
+    for (int i = 0; i < n; i++)
+        u[i] = u[i] * (0.5 + u[i]);
+    for (int i = 0; i + 1 < n; i++)
+        y[i] = u[i] * u[i + 1];
+}
+
+CHAD_DIFFERENTIABLE
+void shifted(const double *x, int n, double *y) {
+    double *t = (double *)malloc(n * sizeof(double));
+    int m = n - 1;
+    t[m] = x[m];
+    for (int i = 0; i < m; i++)
+        t[i] = sin(x[i]);
+    for (int i = 0; i < m; i++)
+        t[i + 1] = t[i + 1] + 0.5 * t[i] * x[i];
+    for (int i = 0; i < n; i++)
+        y[i] = t[i];
+    free(t);
+}
+
 /* lstm_cell: x = (weight[4h], bias[4h], hidden[h], cell[h], input[h]),
  * y = (hidden, cell) at the end */
 static void cell_w(const double *x, double *y, void *c) {
@@ -117,6 +147,17 @@ static void ahead_wfwd(const double *x, const double *dx, double *y, double *dy,
 }
 static void ahead_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
     read_ahead_rev(x, xb, ((const struct gca_n *)c)->n, y, yb);
+}
+
+/* shifted: x = x[n], y = y[n] */
+static void shifted_w(const double *x, double *y, void *c) {
+    shifted(x, ((const struct gca_n *)c)->n, y);
+}
+static void shifted_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    shifted_fwd(x, dx, ((const struct gca_n *)c)->n, y, dy);
+}
+static void shifted_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    shifted_rev(x, xb, ((const struct gca_n *)c)->n, y, yb);
 }
 
 /* lag and lead: x = u[n], y = (y[n - 1], u at the end) */
@@ -175,6 +216,9 @@ int main(void) {
         p.name = "a loop reading what the loop before writes a step later", p.f = ahead_w,
         p.fwd = ahead_wfwd, p.rev = ahead_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "an array made, then updated a step ahead", p.f = shifted_w,
+        p.fwd = shifted_wfwd, p.rev = shifted_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
     }
     for (unsigned s = 1; s < sizeof sizes / sizeof sizes[0]; s++) {
         struct uy k = {{sizes[s]}, lag, lag_fwd, lag_rev};
@@ -185,6 +229,9 @@ int main(void) {
         gca_check_random(&q, 3, -1.5, 1.5);
         k.f = lead, k.fwd = lead_fwd, k.rev = lead_rev;
         q.name = "a loop reading what the loop after writes a step later";
+        gca_check_random(&q, 3, -1.5, 1.5);
+        k.f = in_place, k.fwd = in_place_fwd, k.rev = in_place_rev;
+        q.name = "two loops updating an in-out array in place";
         gca_check_random(&q, 3, -1.5, 1.5);
     }
     return gc_summary();
