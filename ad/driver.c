@@ -235,13 +235,16 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
    * as one loop (ad/fuse.c), a pair per round: then reverse mode writes
    * one reverse loop for them */
   for (int round = 0; round < MAX_FUSIONS && !(opt && opt->no_fuse); round++) {
-    Func *before = *fr;
-    if (!primal_stage(m, fr,
-                      fuse_loops(m, dce_expr(m, (*fr)->body), opt ? opt->dump : NULL,
-                                 (*fr)->name),
-                      "loop fusion", "with loops fused", names, opt, err))
+    /* on live code, as a dead projection would read as a use: the stage
+     * before ends with DCE, a fusion leaves dead bindings. DCE makes new
+     * variables, whose order decides the operand order CSE writes, so a
+     * function with nothing to fuse is left exactly as it was. */
+    Expr *live = round ? dce_expr(m, (*fr)->body) : (*fr)->body;
+    Expr *fused = fuse_loops(m, live, opt ? opt->dump : NULL, (*fr)->name);
+    /* after the last fusion, the dead bindings it left go too */
+    if (!primal_stage(m, fr, fused, "loop fusion", "with loops fused", names, opt, err))
       return false;
-    if (*fr == before)
+    if (fused == live)
       return true;
   }
   return true;

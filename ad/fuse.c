@@ -792,14 +792,20 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
     varmap_free(&p.proj);
     return false;
   }
-  ra = as_fold(f, ra);
-  Expr *rb = as_fold(f, b->rhss.items[second]);
-  /* B's state may start from arrays A carried (checked in fuse_pair),
-   * not from anything else A computed; the count must be the same */
-  bool fusable = atom_eq(ra->args[0], rb->args[0]) && starts_apart(b, first, second, rb, &after, &p) &&
-                 type_eq(ra->var->type, rb->var->type) && !both_call(ra, rb);
-  if (fusable && (!ra->var2->type || !rb->var2->type))
-    fusable = false;
+  /* the same count, loop-free steps, not both calling: checked before
+   * anything is made, so that a function with nothing to fuse comes out
+   * as it went in (new nodes and variables would reorder CSE's operands) */
+  Expr *rb = b->rhss.items[second];
+  bool fusable = atom_eq(ra->args[0], rb->args[0]) && type_eq(ra->var->type, rb->var->type) &&
+                 !expr_any(ra->body, expr_is_loop) && !expr_any(rb->body, expr_is_loop) &&
+                 !both_call(ra, rb);
+  if (fusable) {
+    ra = as_fold(f, ra);
+    rb = as_fold(f, rb);
+    /* B's state may start from arrays A carried (checked in fuse_pair),
+     * not from anything else A computed */
+    fusable = starts_apart(b, first, second, rb, &after, &p) && ra->var2->type && rb->var2->type;
+  }
   if (fusable) {
     analyse_step(f, &p.A, ra);
     analyse_step(f, &p.B, rb);
