@@ -2,7 +2,7 @@
  * every size?  (DESIGN.md section 5: a ratio time(f_rev) / time(f) that grows
  * with the input means one of the efficiency rules has been broken.)
  *
- * For four functions and sizes 10^3 .. 10^6 it measures time(f) and
+ * For five functions and sizes 10^3 .. 10^6 it measures time(f) and
  * time(f_rev), each the median over batches of repeated calls, with the
  * repetitions scaled so that a batch takes at least 20 ms, and prints
  * their ratio as a table.  Then, per function, whether the ratio is below 5
@@ -13,6 +13,9 @@
  *   matvec  y = A x for an m x m matrix, m = floor(sqrt(n)) (build of sums)
  *   ode     harmonic oscillator by explicit Euler, n steps (a fold whose
  *           state, two doubles, is stored per step for the reverse sweep)
+ *   chain   three loops through an output array: y = x^2 + 1, then
+ *           y = 3y - x, then the sum of y x (f_rev makes arrays of n
+ *           doubles for the cotangents: kept between calls, DESIGN 8.58)
  *
  * Before timing, each f_rev is checked against the closed-form gradient (and
  * the ODE against finite differences) at the smallest size, and its value
@@ -69,6 +72,18 @@ double ode(double x, double v, double h, double k, int steps) {
     return x + 0.5 * v;
 }
 
+CHAD_DIFFERENTIABLE
+double chain(const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = x[i] * x[i] + 1.0;
+    for (int i = 0; i < n; i++)
+        y[i] = 3.0 * y[i] - x[i];
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += y[i] * x[i];
+    return s;
+}
+
 /* Buffers for one problem size; every array has room for n elements. */
 struct buf {
     int n, m;                   /* size, and matrix side m = floor(sqrt(n)) */
@@ -92,6 +107,9 @@ static void r_ode(struct buf *b) {
     sink = ode_rev(1.0, &xb, 0.0, &vb, 1e-3, &hb, 4.0, &kb, b->n, 1.0);
 }
 
+static void f_chain(struct buf *b) { sink = chain(b->x, b->y, b->n); }
+static void r_chain(struct buf *b) { sink = chain_rev(b->x, b->x_b, b->y, b->y_b, b->n, 1.0); }
+
 typedef void (*run_fn)(struct buf *);
 struct problem {
     const char *name, *size_note;
@@ -102,6 +120,7 @@ static const struct problem problems[] = {
     {"dot", "n", f_dot, r_dot},
     {"matvec", "m*m", f_matvec, r_matvec},
     {"ode", "steps", f_ode, r_ode},
+    {"chain", "n", f_chain, r_chain},
 };
 #define NPROBLEMS (int)(sizeof problems / sizeof problems[0])
 
@@ -225,6 +244,19 @@ static int check(int n) {
             printf("check failed: ode (d/dk = %.12g, finite differences %.12g)\n", kb, fd);
             ok = 0;
         }
+    }
+    {   /* chain: x_b = (6x - 1)(x + y_b) + y, y = 3 (x^2 + 1) - x */
+        int good = 1;
+        zero(b.x_b, n);
+        v = chain_rev(b.x, b.x_b, b.y, b.y_b, n, 1.0);
+        good = v == chain(b.x, b.y, n);
+        for (i = 0; i < n; i++) {
+            double x = b.x[i], y = 3 * (x * x + 1) - x;
+            good = good && b.y[i] == y && close_to(b.x_b[i], (6 * x - 1) * (x + b.y_b[i]) + y);
+        }
+        if (!good)
+            printf("check failed: chain\n");
+        ok = ok && good;
     }
     buf_free(&b);
     return ok;

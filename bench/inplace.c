@@ -321,15 +321,11 @@ static double time_call(Problem *p, int rev, double min_batch, int batches) {
     return t[batches / 2];
 }
 
-/* The undo log a reverse sweep keeps for the next call (DESIGN 8.42),
- * freed: the generated runtime is part of this translation unit. Measured
- * cold, f_rev allocates its whole tape; a leak is what it keeps besides. */
-static void drop_kept_log(void) {
-    free(chad__log_spare.entry);
-    free(chad__log_spare.redo);
-    free(chad__log_spare.val);
-    chad__log_spare = (chad__log){0};
-}
+/* The arrays and undo log a reverse sweep keeps for the next call (DESIGN
+ * 8.42, 8.58), freed: the generated runtime is part of this translation
+ * unit. Measured cold, f_rev allocates its whole tape; a leak is what it
+ * keeps besides. */
+static void drop_kept_log(void) { chad__spares_free(); }
 
 /* f_rev's value is f's, its gradient matches central differences, and it
  * frees what it allocates. */

@@ -11,7 +11,8 @@
  *     and at least T S doubles in total (the state is stored, not
  *     recomputed from the start), so bytes grow linearly with T;
  *   - f_rev frees everything it allocates: as many frees as allocations,
- *     no live bytes afterwards;
+ *     no live bytes afterwards, once what it keeps for the next call is
+ *     freed (chad__spares_free);
  *   - f_rev's value equals f's and its gradient matches central differences.
  * It prints allocations, frees, total and peak bytes per case.
  *
@@ -170,8 +171,10 @@ static void run_case(const struct fold_case *c, long T, const double *in) {
     snprintf(what, sizeof what, "%s T=%ld: f and f_fwd allocate %ld blocks", c->name, T, mem.allocs);
     expect(mem.allocs == 0, what);
 
+    chad__spares_free();
     memset(&mem, 0, sizeof mem);
     vr = c->rev(T, in, b);
+    chad__spares_free(); /* the arrays and log kept for the next call (DESIGN 8.42, 8.58) */
     printf("%-7s S=%d T=%-8ld %8ld %8ld %14zu %14zu %10.2f %10.2f\n", c->name, c->state, T, mem.allocs, mem.frees,
            mem.bytes, mem.peak, (double)mem.bytes / ((double)T * c->state * sizeof(double)),
            (double)mem.peak / ((double)T * c->state * sizeof(double)));
@@ -223,8 +226,10 @@ static void run_prod(long T) {
     prod_fwd(x, x, (int)T, &dret);
     expect(mem.allocs == 0, "prod: f or f_fwd allocates");
 
+    chad__spares_free();
     memset(&mem, 0, sizeof mem);
     vr = prod_rev(x, x_b, (int)T, 1.0);
+    chad__spares_free(); /* the arrays and log kept for the next call (DESIGN 8.42, 8.58) */
     printf("%-7s S=%d T=%-8ld %8ld %8ld %14zu %14zu %10.2f %10.2f\n", "prod", 1, T, mem.allocs, mem.frees, mem.bytes,
            mem.peak, (double)mem.bytes / ((double)T * sizeof(double)), (double)mem.peak / ((double)T * sizeof(double)));
     snprintf(what, sizeof what, "prod T=%ld: f_rev allocates %zu bytes, outside [%zu, %zu]", T, mem.bytes, floor_,

@@ -102,6 +102,8 @@ typedef struct Em {
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   PtrVec *frees; /* arrays allocated in the current C scope */
   PtrVec *top_frees; /* those of the function's own scope, freed at its exit */
+  PtrVec arrays; /* the names among them chad__array_new allocated (the others,
+                    tapes and log buffers grown by chad__grow, go to free) */
   PtrVec slots;  /* chad__slot variables of allocation sites in inner scopes */
   PtrVec loops;  /* LoopFrame*: the loops around the text being written */
   VarMap depth;  /* let-bound Var or parameter -> 1 + the number of loops
@@ -958,12 +960,18 @@ static void copy_elements(Em *e, const char *to, const char *from, const char *l
   line(e, "  %s[%s] = %s[%s];", to, q, from, q);
 }
 
+/* name, an array of chad__array_new, is freed with the scope of frees */
+static void own_array(Em *e, PtrVec *frees, const char *name) {
+  ptrvec_push(e->a, frees, (void *)name);
+  ptrvec_push(e->a, &e->arrays, (void *)name);
+}
+
 /* dest = a heap copy of the len elements of array `from` of type t; the
  * copy's name, for the caller to free. */
 static const char *heap_copy(Em *e, Type *t, const char *dest, const char *from,
                              const char *len) {
   const char *copy = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_heap", dest));
-  line(e, "%s%s = chad__alloc(%s, sizeof(%s), 0);", c_type(e->a, t), copy, len,
+  line(e, "%s%s = chad__array_new(%s, sizeof(%s), 0);", c_type(e->a, t), copy, len,
        c_type(e->a, t->elem));
   copy_elements(e, copy, from, len);
   line(e, "%s = %s;", dest, copy);
@@ -1035,7 +1043,7 @@ static CVal *emit_branch(Em *e, Expr *block, CVal *res, const char **lens, bool 
         break;
       }
       const char *copy = heap_copy(e, l->type, d->expr, l->expr, l->len);
-      ptrvec_push(e->a, e->frees, (void *)copy);
+      own_array(e, e->frees, copy);
       l = cv_scalar(e, l->type, copy);
       l->len = ((CVal *)leaves.items[i])->len;
       break;
@@ -1177,7 +1185,7 @@ static void take_made_arrays(Em *e, CVal *res, const char **lens, bool *made_t, 
     r->len = lens[i];
     r->writable = true;
     r->alias = NULL;
-    ptrvec_push(e->a, e->frees, (void *)r->expr);
+    own_array(e, e->frees, r->expr);
   }
 }
 
@@ -1377,12 +1385,23 @@ static Scope *open_scope(Em *e) {
   return saved;
 }
 
+static bool is_array(Em *e, const char *name) {
+  for (int i = 0; i < e->arrays.len; i++)
+    if (strcmp(e->arrays.items[i], name) == 0)
+      return true;
+  return false;
+}
+
 static void close_scope(Em *e, Scope *saved) {
-  for (int i = e->frees->len - 1; i >= 0; i--)
-    if (e->log && strcmp(e->frees->items[i], e->log) == 0) /* kept for the next call */
+  for (int i = e->frees->len - 1; i >= 0; i--) {
+    const char *name = e->frees->items[i];
+    if (e->log && strcmp(name, e->log) == 0) /* kept for the next call */
       line(e, "chad__log_close(&%s);", e->log);
+    else if (is_array(e, name))
+      line(e, "chad__array_free(%s);", name);
     else
-      line(e, "free(%s);", (char *)e->frees->items[i]);
+      line(e, "free(%s);", name);
+  }
   if (saved) {
     e->frees = saved->frees;
     e->stack = saved->stack;
@@ -1421,16 +1440,16 @@ static CVal *new_array(Em *e, Type *t, const char *base, const char *n, const Ex
      * for automatic storage. */
     const char *slot = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_slot", name));
     ptrvec_push(e->a, &e->slots, (void *)slot);
-    ptrvec_push(e->a, e->top_frees, (void *)arena_printf(e->a, "%s.p", slot));
+    own_array(e, e->top_frees, arena_printf(e->a, "%s.p", slot));
     if (!slot_hoist(e, name, t, n, count, slot, zero))
       line(e, "%s%s = chad__slot_get(&%s, %s, sizeof(%s), %d);", c_type(e->a, t), name, slot, n,
            c_type(e->a, t->elem), zero);
     line(e, "(void)%s;", name); /* a tape of a state without leaves is never read */
     ptrvec_push(e->a, e->stack, (void *)name);
   } else {
-    line(e, "%s%s = chad__alloc(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
+    line(e, "%s%s = chad__array_new(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
          c_type(e->a, t->elem), zero);
-    ptrvec_push(e->a, e->frees, (void *)name);
+    own_array(e, e->frees, name);
   }
   CVal *v = cv_scalar(e, t, name);
   v->len = n;
@@ -3039,6 +3058,82 @@ static const char *runtime_text =
     "  }\n"
     "  return p;\n"
     "}\n"
+    "/* The arrays of a call (DESIGN 8.58): each block holds its capacity in\n"
+    " * a header of 16 bytes (malloc's alignment kept). A block of\n"
+    " * CHAD__SPARE_LEAST bytes or more that a call frees is kept for the\n"
+    " * next (at most CHAD__SPARES of them, the largest, one set per\n"
+    " * translation unit), which takes the smallest that fits: a buffer of\n"
+    " * megabytes freed and allocated again would cost a page fault per 4 KB\n"
+    " * at every call, as glibc hands such blocks back to the kernel.\n"
+    " * `chad__spare_busy` makes taking and giving them back safe when threads\n"
+    " * run derivatives at once (a thread that finds them taken allocates and\n"
+    " * frees as malloc does). Define CHAD_SPARES=0 to keep none. */\n"
+    "#ifndef CHAD_SPARES\n"
+    "#define CHAD_SPARES 16\n"
+    "#endif\n"
+    "#define CHAD__SPARE_LEAST ((__SIZE_TYPE__)1 << 16)\n"
+    "typedef struct chad__block {\n"
+    "  __SIZE_TYPE__ cap, unused;\n"
+    "} chad__block;\n"
+    "static __attribute__((unused)) chad__block *chad__spare[CHAD_SPARES + 1];\n"
+    "static __attribute__((unused)) int chad__spare_busy;\n"
+    "/* The smallest spare of at least `bytes`, taken; or NULL. */\n"
+    "static __attribute__((unused)) chad__block *chad__spare_take(__SIZE_TYPE__ bytes) {\n"
+    "  chad__block *b = 0;\n"
+    "  if (__atomic_exchange_n(&chad__spare_busy, 1, __ATOMIC_ACQUIRE))\n"
+    "    return 0;\n"
+    "  int best = -1;\n"
+    "  for (int i = 0; i < CHAD_SPARES; i++)\n"
+    "    if (chad__spare[i] && chad__spare[i]->cap >= bytes &&\n"
+    "        (best < 0 || chad__spare[i]->cap < chad__spare[best]->cap))\n"
+    "      best = i;\n"
+    "  if (best >= 0) {\n"
+    "    b = chad__spare[best];\n"
+    "    chad__spare[best] = 0;\n"
+    "  }\n"
+    "  __atomic_store_n(&chad__spare_busy, 0, __ATOMIC_RELEASE);\n"
+    "  return b;\n"
+    "}\n"
+    "/* count elements of `size` bytes, zeroed when asked: never NULL. */\n"
+    "static __attribute__((unused, noinline, malloc)) void *chad__array_new(long long count,\n"
+    "                                                                  __SIZE_TYPE__ size, int zero) {\n"
+    "  if (count < 1)\n"
+    "    count = 1;\n"
+    "  if ((unsigned long long)count > (__SIZE_MAX__ - sizeof(chad__block)) / size) {\n"
+    "    chad__report(\"chad: an array of %lld elements does not fit in memory\\n\", count);\n"
+    "    abort();\n"
+    "  }\n"
+    "  __SIZE_TYPE__ bytes = (__SIZE_TYPE__)count * size;\n"
+    "  chad__block *b = bytes >= CHAD__SPARE_LEAST ? chad__spare_take(bytes) : 0;\n"
+    "  if (b) {\n"
+    "    if (zero)\n"
+    "      __builtin_memset(b + 1, 0, bytes);\n"
+    "    return b + 1;\n"
+    "  }\n"
+    "  b = chad__alloc(1, sizeof(chad__block) + bytes, zero);\n"
+    "  b->cap = bytes;\n"
+    "  return b + 1;\n"
+    "}\n"
+    "/* Frees an array of chad__array_new, or keeps it as a spare. */\n"
+    "static __attribute__((unused, noinline)) void chad__array_free(void *p) {\n"
+    "  if (!p)\n"
+    "    return;\n"
+    "  chad__block *b = (chad__block *)p - 1;\n"
+    "  if (b->cap >= CHAD__SPARE_LEAST && CHAD_SPARES > 0 &&\n"
+    "      !__atomic_exchange_n(&chad__spare_busy, 1, __ATOMIC_ACQUIRE)) {\n"
+    "    int at = 0; /* an empty place, else the smallest spare */\n"
+    "    for (int i = 0; i < CHAD_SPARES && chad__spare[at]; i++)\n"
+    "      if (!chad__spare[i] || chad__spare[i]->cap < chad__spare[at]->cap)\n"
+    "        at = i;\n"
+    "    if (!chad__spare[at] || chad__spare[at]->cap < b->cap) {\n"
+    "      chad__block *smaller = chad__spare[at];\n"
+    "      chad__spare[at] = b;\n"
+    "      b = smaller;\n"
+    "    }\n"
+    "    __atomic_store_n(&chad__spare_busy, 0, __ATOMIC_RELEASE);\n"
+    "  }\n"
+    "  free(b);\n"
+    "}\n"
     "/* The memory of the arrays one allocation site in a loop body makes:\n"
     " * each is dead before the site runs again, so one block, grown when\n"
     " * too small, serves every run; the function frees p at its exit. */\n"
@@ -3073,9 +3168,9 @@ static const char *runtime_text =
     "  long long n = count > 0 ? count : 1;\n"
     "  if (n > s->cap) {\n"
     "    long long least = (long long)((CHAD__SLOT_LEAST + size - 1) / size);\n"
-    "    free(s->p);\n"
+    "    chad__array_free(s->p);\n"
     "    s->cap = n > least ? n : least;\n"
-    "    s->p = chad__alloc(s->cap, size, 0);\n"
+    "    s->p = chad__array_new(s->cap, size, 0);\n"
     "  }\n"
     "  if (zero)\n"
     "    chad__slot_zero(s->p, n, size);\n"
@@ -3282,6 +3377,25 @@ static const char *runtime_text =
     "    }\n"
     "    chad__log_restore(l, s);\n"
     "  }\n"
+    "}\n"
+    "/* Frees the memory kept for the next call (the spare arrays and log):\n"
+    " * for a program that counts its allocations, or wants them back. */\n"
+    "static __attribute__((unused)) void chad__spares_free(void) {\n"
+    "  while (__atomic_exchange_n(&chad__spare_busy, 1, __ATOMIC_ACQUIRE))\n"
+    "    ;\n"
+    "  for (int i = 0; i < CHAD_SPARES; i++) {\n"
+    "    free(chad__spare[i]);\n"
+    "    chad__spare[i] = 0;\n"
+    "  }\n"
+    "  __atomic_store_n(&chad__spare_busy, 0, __ATOMIC_RELEASE);\n"
+    "  while (__atomic_exchange_n(&chad__log_busy, 1, __ATOMIC_ACQUIRE))\n"
+    "    ;\n"
+    "  free(chad__log_spare.entry);\n"
+    "  free(chad__log_spare.redo);\n"
+    "  free(chad__log_spare.val);\n"
+    "  chad__log_spare = (chad__log){0};\n"
+    "  __atomic_store_n(&chad__log_spare_size, 0, __ATOMIC_RELAXED);\n"
+    "  __atomic_store_n(&chad__log_busy, 0, __ATOMIC_RELEASE);\n"
     "}\n"
     "#endif\n\n";
 
