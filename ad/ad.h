@@ -76,5 +76,12 @@ Expr *hoist_reads(Module *m, Expr *body);    /* elements every step reads and
 /* One pair of consecutive folds over one range as one fold (not ANF);
  * each fusion is reported on `dump` when it is not NULL. */
 Expr *fuse_loops(Module *m, Expr *body, FILE *dump, const char *fname);
+/* One pair of consecutive loops of a derivative over one range, touching
+ * shared arrays only at the counter, as one loop (not ANF); reported on
+ * `dump` when it is not NULL. */
+Expr *fuse_sweeps(Module *m, Expr *body, FILE *dump, const char *fname);
+/* Buffers one loop alone touches, step i only at element i: a number per
+ * step (not ANF). */
+Expr *scalarize_buffers(Module *m, Expr *body);
 
 #endif

@@ -250,6 +250,36 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
   return true;
 }
 
+/* Consecutive loops of f$rev over one range that touch their shared
+ * arrays only at the counter run as one loop (ad/fuse_sweep.c), a pair
+ * per round; buffers then touched by one step each become numbers
+ * (ad/scalarize.c); then CSE and DCE over the fused steps (unless
+ * opt->no_fuse). Runs on f$rev only, after its halves were split off: a
+ * fused loop may join the primal and the reverse sweep. */
+static bool sweep_stage(Module *m, Func *g, const AdOptions *opt, Diag *err) {
+  if (opt && opt->no_fuse)
+    return true;
+  Expr *body = g->body;
+  for (int round = 0; round < MAX_FUSIONS; round++) {
+    Expr *fused = fuse_sweeps(m, body, opt ? opt->dump : NULL, g->name);
+    if (fused == body)
+      break;
+    body = anf_body(m, g, fused);
+  }
+  /* the buffers fused steps now touch at their own element alone are
+   * numbers (ad/scalarize.c) */
+  Expr *scalar = scalarize_buffers(m, body);
+  if (scalar != body)
+    body = anf_body(m, g, scalar);
+  if (body == g->body)
+    return true;
+  g->body = dce_expr(m, cse_expr(m, body));
+  if (!check_stage(m, g, CHECK_FINAL, "reverse loop fusion", err))
+    return false;
+  dump_func(opt, "with reverse loops fused", g);
+  return true;
+}
+
 /* A parameter of f the user did not mark, passed (itself, a view or an
  * element of it) to a callee's parameter marked CHAD_INACTIVE: the mark
  * would silently drop its derivative through that call, so it is a located
@@ -365,9 +395,10 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (!ok)
     return false;
   if (func_num_outputs(f))
-    return true; /* callers cannot take output arrays yet: no halves needed */
+    return sweep_stage(m, rev, opt, err); /* callers cannot take output arrays
+                                             yet: no halves needed */
   if (expr_contains(fr->body, E_ALLOC) || expr_contains(fr->body, E_UPDATE))
-    return true; /* the halves of a function that updates arrays (DESIGN 8.6)
+    return sweep_stage(m, rev, opt, err); /* the halves of a function that updates arrays (DESIGN 8.6)
                     are not built yet: its callers are refused in reverse
                     mode (ad/rev.c), f_rev itself is complete */
   if (for_halves != rev) {
@@ -389,5 +420,5 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
        check_stage(m, bwd, CHECK_FINAL, "split", err);
   dump_func(opt, "primal half of reverse (for callers)", aug);
   dump_func(opt, "adjoint half of reverse (for callers)", bwd);
-  return ok;
+  return ok && sweep_stage(m, rev, opt, err);
 }
