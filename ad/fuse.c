@@ -74,7 +74,6 @@ typedef struct Fuse {
   VarMap defs; /* Var -> its right-hand side, anywhere in the function */
   FILE *dump;
   const char *fname;
-  bool done; /* one fusion per round */
 } Fuse;
 
 /* ------------------------------------------------------------- affine */
@@ -694,29 +693,6 @@ static bool both_call(const Expr *a, const Expr *b) {
   return expr_any(a->body, expr_is_math_call) && expr_any(b->body, expr_is_math_call);
 }
 
-/* May a binding between the two loops run before the first? Pure and
- * cheap, consuming no array: moving it changes nothing. */
-static bool movable(const Expr *r) {
-  switch (r->kind) {
-  case E_CONST:
-  case E_VAR:
-  case E_PRIM:
-  case E_TUPLE:
-  case E_GET:
-  case E_INDEX:
-  case E_LEN:
-  case E_VIEW:
-  case E_ALLOC: /* fresh memory, earlier */
-    return true;
-  case E_IF:
-    return expr_is_select(r);
-  default:
-    return false;
-  }
-}
-
-static Expr *fuse_block(Fuse *f, Expr *e);
-static Expr *fuse_block_of(void *ctx, Expr *block) { return fuse_block(ctx, block); }
 
 /* Does B's state (rhss[second]'s) start from nothing A computed but
  * arrays A carried, named by projections of fa (or fa itself) that
@@ -774,7 +750,7 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
       second = k;
       break;
     }
-    if (!movable(r)) {
+    if (!movable_binding(r, true)) { /* reads: no effect on memory comes between */
       ok = false;
     } else if (r->kind == E_GET && r->args[0]->kind == E_VAR && r->args[0]->var == fa) {
       varmap_put(&after, v, v);
@@ -862,42 +838,12 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
   return true;
 }
 
-static Expr *fuse_block(Fuse *f, Expr *e) {
-  if (f->done)
-    return e;
-  Bindings b = {0};
-  bindings_of(f->a, e, &b);
-  bool changed = false;
-  for (int k = 0; k < b.vars.len && !f->done; k++) {
-    Expr *r = b.rhss.items[k];
-    Expr *n = expr_map_blocks(f->a, r, fuse_block_of, f);
-    if (n != r) {
-      b.rhss.items[k] = n;
-      changed = true;
-    }
-  }
-  for (int k = 0; k < b.vars.len && !f->done; k++)
-    if (fusable_loop(b.rhss.items[k]) && try_pair(f, &b, k))
-      f->done = changed = true;
-  Expr *result = f->done ? b.result : expr_map_blocks(f->a, b.result, fuse_block_of, f);
-  changed = changed || result != b.result;
-  return changed ? bindings_build(f->a, &b, result) : e;
-}
-
-static void collect_defs(Fuse *f, Expr *e) {
-  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
-    if (e->kind == E_LET)
-      varmap_put(&f->defs, e->var, e->args[0]);
-    for (int i = 0; i < e->nargs; i++)
-      if (!expr_is_atom(e->args[i]))
-        collect_defs(f, e->args[i]);
-  }
-}
+static bool try_pair_of(void *ctx, Bindings *b, int first) { return try_pair(ctx, b, first); }
 
 Expr *fuse_loops(Module *m, Expr *body, FILE *dump, const char *fname) {
   Fuse f = {.a = m->arena, .dump = dump, .fname = fname};
-  collect_defs(&f, body);
-  Expr *r = fuse_block(&f, body);
+  collect_let_defs(&f.defs, body);
+  Expr *r = rewrite_first_pair(f.a, body, fusable_loop, try_pair_of, &f);
   varmap_free(&f.defs);
   return r;
 }

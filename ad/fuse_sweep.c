@@ -42,7 +42,6 @@ typedef struct Sweep {
   VarMap defs; /* Var -> its right-hand side, anywhere in the function */
   FILE *dump;
   const char *fname;
-  bool done; /* one fusion per round */
 } Sweep;
 
 /* One element access of a step. */
@@ -197,26 +196,6 @@ static Expr *fused_loop(Sweep *s, const Expr *l1, const Expr *l2) {
   return loop;
 }
 
-/* May a binding between the two loops run before the first? Pure, cheap
- * and reading no element: moving it changes nothing. */
-static bool movable(const Expr *r) {
-  switch (r->kind) {
-  case E_CONST:
-  case E_VAR:
-  case E_PRIM:
-  case E_TUPLE:
-  case E_GET:
-  case E_LEN:
-  case E_VIEW:
-  case E_ALLOC: /* fresh memory, earlier */
-    return true;
-  case E_IF:
-    return expr_is_select(r);
-  default: /* an element read after the first loop's effects stays there */
-    return false;
-  }
-}
-
 /* Tries the loop at bindings index `first` with the next loop of the
  * block; on success rewrites `b` and returns true. */
 static bool try_pair(Sweep *s, Bindings *b, int first) {
@@ -234,8 +213,8 @@ static bool try_pair(Sweep *s, Bindings *b, int first) {
     }
     if (expr_mentions_any(r, &after))
       varmap_put(&after, v, v); /* stays after the loops */
-    else if (!movable(r))
-      break;
+    else if (!movable_binding(r, false)) /* a read after the first loop's */
+      break;                               /* effects stays there */
   }
   bool ok = second >= 0;
   Expr *l2 = ok ? b->rhss.items[second] : NULL;
@@ -280,45 +259,12 @@ static bool try_pair(Sweep *s, Bindings *b, int first) {
   return true;
 }
 
-static Expr *sweep_block(Sweep *s, Expr *e);
-static Expr *sweep_block_of(void *ctx, Expr *block) { return sweep_block(ctx, block); }
-
-static Expr *sweep_block(Sweep *s, Expr *e) {
-  if (s->done)
-    return e;
-  Bindings b = {0};
-  bindings_of(s->a, e, &b);
-  bool changed = false;
-  for (int k = 0; k < b.vars.len && !s->done; k++) {
-    Expr *r = b.rhss.items[k];
-    Expr *n = expr_map_blocks(s->a, r, sweep_block_of, s);
-    if (n != r) {
-      b.rhss.items[k] = n;
-      changed = true;
-    }
-  }
-  for (int k = 0; k < b.vars.len && !s->done; k++)
-    if (sweep_loop(b.rhss.items[k]) && try_pair(s, &b, k))
-      s->done = changed = true;
-  Expr *result = s->done ? b.result : expr_map_blocks(s->a, b.result, sweep_block_of, s);
-  changed = changed || result != b.result;
-  return changed ? bindings_build(s->a, &b, result) : e;
-}
-
-static void collect_defs(Sweep *s, Expr *e) {
-  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
-    if (e->kind == E_LET)
-      varmap_put(&s->defs, e->var, e->args[0]);
-    for (int i = 0; i < e->nargs; i++)
-      if (!expr_is_atom(e->args[i]))
-        collect_defs(s, e->args[i]);
-  }
-}
+static bool try_pair_of(void *ctx, Bindings *b, int first) { return try_pair(ctx, b, first); }
 
 Expr *fuse_sweeps(Module *m, Expr *body, FILE *dump, const char *fname) {
   Sweep s = {.a = m->arena, .dump = dump, .fname = fname};
-  collect_defs(&s, body);
-  Expr *r = sweep_block(&s, body);
+  collect_let_defs(&s.defs, body);
+  Expr *r = rewrite_first_pair(s.a, body, sweep_loop, try_pair_of, &s);
   varmap_free(&s.defs);
   return r;
 }

@@ -22,16 +22,6 @@ typedef struct Indvar {
   VarMap defs; /* Var -> its right-hand side, anywhere in the function */
 } Indvar;
 
-static void collect_defs(Indvar *s, Expr *e) {
-  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
-    if (e->kind == E_LET)
-      varmap_put(&s->defs, e->var, e->args[0]);
-    for (int i = 0; i < e->nargs; i++)
-      if (!expr_is_atom(e->args[i]))
-        collect_defs(s, e->args[i]);
-  }
-}
-
 /* The initial value of field j of the fold's state (j < 0: the whole
  * state), as an atom bound before the fold; NULL when it is not one. */
 static Expr *initial_field(Indvar *s, Expr *fold, int j) {
@@ -159,7 +149,7 @@ static Expr *indvar_block(Indvar *s, Expr *e) {
 
 Expr *indvar_expr(Module *m, Expr *body) {
   Indvar s = {.a = m->arena};
-  collect_defs(&s, body);
+  collect_let_defs(&s.defs, body);
   Expr *r = indvar_block(&s, body);
   varmap_free(&s.defs);
   return r;

@@ -534,3 +534,72 @@ bool commutes_with_accums(const Expr *rhs) {
     return false;
   }
 }
+
+void collect_let_defs(VarMap *defs, Expr *e) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_LET)
+      varmap_put(defs, e->var, e->args[0]);
+    for (int i = 0; i < e->nargs; i++)
+      if (!expr_is_atom(e->args[i]))
+        collect_let_defs(defs, e->args[i]);
+  }
+}
+
+typedef struct PairWalk {
+  Arena *a;
+  bool (*candidate)(const Expr *rhs);
+  bool (*attempt)(void *ctx, Bindings *b, int k);
+  void *ctx;
+  bool done;
+} PairWalk;
+
+static Expr *pair_block(PairWalk *w, Expr *e);
+static Expr *pair_block_of(void *ctx, Expr *block) { return pair_block(ctx, block); }
+
+static Expr *pair_block(PairWalk *w, Expr *e) {
+  if (w->done)
+    return e;
+  Bindings b = {0};
+  bindings_of(w->a, e, &b);
+  bool changed = false;
+  for (int k = 0; k < b.vars.len && !w->done; k++) {
+    Expr *r = b.rhss.items[k];
+    Expr *n = expr_map_blocks(w->a, r, pair_block_of, w);
+    if (n != r) {
+      b.rhss.items[k] = n;
+      changed = true;
+    }
+  }
+  for (int k = 0; k < b.vars.len && !w->done; k++)
+    if (w->candidate(b.rhss.items[k]) && w->attempt(w->ctx, &b, k))
+      w->done = changed = true;
+  Expr *result = w->done ? b.result : expr_map_blocks(w->a, b.result, pair_block_of, w);
+  changed = changed || result != b.result;
+  return changed ? bindings_build(w->a, &b, result) : e;
+}
+
+Expr *rewrite_first_pair(Arena *a, Expr *e, bool (*candidate)(const Expr *rhs),
+                         bool (*attempt)(void *ctx, Bindings *b, int k), void *ctx) {
+  PairWalk w = {.a = a, .candidate = candidate, .attempt = attempt, .ctx = ctx};
+  return pair_block(&w, e);
+}
+
+bool movable_binding(const Expr *r, bool reads) {
+  switch (r->kind) {
+  case E_CONST:
+  case E_VAR:
+  case E_PRIM:
+  case E_TUPLE:
+  case E_GET:
+  case E_LEN:
+  case E_VIEW:
+  case E_ALLOC: /* fresh memory, earlier */
+    return true;
+  case E_INDEX:
+    return reads;
+  case E_IF:
+    return expr_is_select(r);
+  default:
+    return false;
+  }
+}

@@ -103,6 +103,23 @@ Expr *expr_map_blocks(Arena *a, Expr *r, Expr *(*f)(void *ctx, Expr *block), voi
  * others). A read, a store or a call may not. (readd.c, merge.c) */
 bool commutes_with_accums(const Expr *rhs);
 
+/* May a binding with right-hand side r move to an earlier point of its
+ * block? Pure and cheap: arithmetic, tuples, lengths, views, a fresh
+ * allocation, a choice between atoms; an element read too when `reads`
+ * (no effect on arrays lies between). (fuse.c, fuse_sweep.c) */
+bool movable_binding(const Expr *r, bool reads);
+
+/* Adds Var -> its right-hand side for every let in e, at any depth. */
+void collect_let_defs(VarMap *defs, Expr *e);
+
+/* The first rewrite of a pair of bindings: walks the let blocks of e,
+ * innermost first, and offers each binding whose right-hand side
+ * `candidate` accepts to attempt(ctx, b, k), which may rewrite the block b
+ * and return true; the walk stops there (one rewrite per call). Returns
+ * e, or a copy with that rewrite. (fuse.c, fuse_sweep.c) */
+Expr *rewrite_first_pair(Arena *a, Expr *e, bool (*candidate)(const Expr *rhs),
+                         bool (*attempt)(void *ctx, Bindings *b, int k), void *ctx);
+
 /* Replaces references to variables in `subst` (Var* -> Expr* atom) by the
  * mapped atoms; returns a new tree sharing unchanged leaves. */
 Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);
