@@ -2,7 +2,7 @@
  * every size?  (DESIGN.md section 5: a ratio time(f_rev) / time(f) that grows
  * with the input means one of the efficiency rules has been broken.)
  *
- * For five functions and sizes 10^3 .. 10^6 it measures time(f) and
+ * For six functions and sizes 10^3 .. 10^6 it measures time(f) and
  * time(f_rev), each the median over batches of repeated calls, with the
  * repetitions scaled so that a batch takes at least 20 ms, and prints
  * their ratio as a table.  Then, per function, whether the ratio is below 5
@@ -16,6 +16,8 @@
  *   chain   three loops through an output array: y = x^2 + 1, then
  *           y = 3y - x, then the sum of y x (f_rev makes arrays of n
  *           doubles for the cotangents: kept between calls, DESIGN 8.58)
+ *   waves   the sum of x sin(x): f calls sin once per element, f_rev
+ *           needs sin and cos of it, one sincos call (DESIGN 8.60)
  *
  * Before timing, each f_rev is checked against the closed-form gradient (and
  * the ODE against finite differences) at the smallest size, and its value
@@ -84,6 +86,14 @@ double chain(const double *x, double *y, int n) {
     return s;
 }
 
+CHAD_DIFFERENTIABLE
+double waves(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * sin(x[i]);
+    return s;
+}
+
 /* Buffers for one problem size; every array has room for n elements. */
 struct buf {
     int n, m;                   /* size, and matrix side m = floor(sqrt(n)) */
@@ -109,6 +119,8 @@ static void r_ode(struct buf *b) {
 
 static void f_chain(struct buf *b) { sink = chain(b->x, b->y, b->n); }
 static void r_chain(struct buf *b) { sink = chain_rev(b->x, b->x_b, b->y, b->y_b, b->n, 1.0); }
+static void f_waves(struct buf *b) { sink = waves(b->x, b->n); }
+static void r_waves(struct buf *b) { sink = waves_rev(b->x, b->x_b, b->n, 1.0); }
 
 typedef void (*run_fn)(struct buf *);
 struct problem {
@@ -121,6 +133,7 @@ static const struct problem problems[] = {
     {"matvec", "m*m", f_matvec, r_matvec},
     {"ode", "steps", f_ode, r_ode},
     {"chain", "n", f_chain, r_chain},
+    {"waves", "n", f_waves, r_waves},
 };
 #define NPROBLEMS (int)(sizeof problems / sizeof problems[0])
 
@@ -256,6 +269,17 @@ static int check(int n) {
         }
         if (!good)
             printf("check failed: chain\n");
+        ok = ok && good;
+    }
+    {   /* waves: x_b = sin x + x cos x */
+        int good = 1;
+        zero(b.x_b, n);
+        v = waves_rev(b.x, b.x_b, n, 1.0);
+        good = v == waves(b.x, n);
+        for (i = 0; i < n; i++)
+            good = good && close_to(b.x_b[i], sin(b.x[i]) + b.x[i] * cos(b.x[i]));
+        if (!good)
+            printf("check failed: waves\n");
         ok = ok && good;
     }
     buf_free(&b);

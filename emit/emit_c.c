@@ -100,6 +100,8 @@ typedef struct Em {
   VarMap uses;  /* Var -> number of references */
   VarMap fused; /* Var of a product written inside the sum that uses it */
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
+  VarMap sincos_done; /* Var of a sin or cos written by its partner's
+                         chad__sincos call (emit_sincos) */
   PtrVec *frees; /* arrays allocated in the current C scope */
   PtrVec *top_frees; /* those of the function's own scope, freed at its exit */
   PtrVec arrays; /* the names among them chad__array_new allocated (the others,
@@ -2365,6 +2367,42 @@ static void note_gets(Em *e, Expr *block) {
   }
 }
 
+/* sin(a) or cos(a) of a variable, f64 or f32: the operand, else NULL. */
+static Var *trig_operand(const Expr *rhs, Prim op) {
+  if (rhs->kind != E_PRIM || rhs->op != op || rhs->args[0]->kind != E_VAR)
+    return NULL;
+  return type_is_float(rhs->type) ? rhs->args[0]->var : NULL;
+}
+
+/* `x = sin(a)` (or cos) whose block also binds cos(a) (or sin) later: both
+ * are written here, by one chad__sincos call, which costs about what one
+ * of them does (DESIGN 8.60). Derivatives make such pairs everywhere: the
+ * local derivative of sin(a) is cos(a), and rotations compute both. The
+ * partner's binding, later in the block, is then skipped. */
+static bool emit_sincos(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  if (rhs->kind != E_PRIM || (rhs->op != P_SIN && rhs->op != P_COS))
+    return false;
+  Prim other = rhs->op == P_SIN ? P_COS : P_SIN;
+  Var *a = trig_operand(rhs, rhs->op);
+  if (!a)
+    return false;
+  for (Expr *b = rest; b->kind == E_LET; b = b->body) {
+    if (trig_operand(b->args[0], other) != a || varmap_has(&e->fused, b->var) ||
+        !type_eq(b->args[0]->type, rhs->type))
+      continue;
+    Var *s = rhs->op == P_SIN ? x : b->var, *c = rhs->op == P_SIN ? b->var : x;
+    const char *t = c_type(e->a, rhs->type), *sn = name_of(e, s), *cn = name_of(e, c);
+    line(e, "%s %s, %s;", t, sn, cn);
+    line(e, "%s(%s, &%s, &%s);", rhs->type->kind == TY_F32 ? "chad__sincosf" : "chad__sincos",
+         operand_text(e, rhs->args[0]), sn, cn);
+    varmap_put(&e->vals, s, cv_scalar(e, rhs->type, sn));
+    varmap_put(&e->vals, c, cv_scalar(e, rhs->type, cn));
+    varmap_put(&e->sincos_done, b->var, b->var);
+    return true;
+  }
+  return false;
+}
+
 static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   Expr *b = block;
   find_fused(e, block);
@@ -2372,6 +2410,8 @@ static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   for (; b->kind == E_LET; b = b->body)
     if (!varmap_has(&e->fused, b->var)) {
       varmap_put(&e->depth, b->var, (void *)(long)(e->loops.len + 1));
+      if (varmap_has(&e->sincos_done, b->var) || emit_sincos(e, b->var, b->args[0], b->body))
+        continue;
       emit_binding(e, b->var, b->args[0], b->body);
     }
   CVal *r = cval_of(e, b);
@@ -2424,6 +2464,7 @@ static void em_done(Em *e) {
   varmap_free(&e->gets);
   varmap_free(&e->uses);
   varmap_free(&e->fused);
+  varmap_free(&e->sincos_done);
   varmap_free(&e->used);
   varmap_free(&e->depth);
 }
@@ -3006,8 +3047,12 @@ static void emit_contract_proto(Module *m, StrBuf *out, const Func *f, FnKind ki
  * file.i`) has no header search at all. The prototypes are the standard's,
  * compatible with the headers' whether the file includes them before or
  * after; the names are parenthesised so that function-like macros
- * (<tgmath.h>) leave the declarations alone. Defined once per translation
- * unit. */
+ * (<tgmath.h>) leave the declarations alone. sincos and sincosf are not
+ * the standard's: they are declared, with glibc's prototypes, for glibc
+ * (its headers define __GLIBC__) and for Linux, whose C libraries all have
+ * them (the compiler defines __linux__, also when it compiles a .i file,
+ * which has no headers' macros), unless the user defined CHAD_HAS_SINCOS
+ * to 0 (DESIGN 8.60). Defined once per translation unit. */
 static void emit_libc(StrBuf *out) {
   sb_puts(out, "#ifndef CHAD_LIBC_DEFINED\n"
                "#define CHAD_LIBC_DEFINED\n"
@@ -3017,7 +3062,18 @@ static void emit_libc(StrBuf *out) {
                "void (free)(void *);\n"
                "void (abort)(void);\n"
                "int (dprintf)(int, const char *, ...);\n"
-               "#define chad__report(...) dprintf(2, __VA_ARGS__)\n");
+               "#define chad__report(...) dprintf(2, __VA_ARGS__)\n"
+               "#if !defined(CHAD_HAS_SINCOS)\n"
+               "#if defined(__GLIBC__) || defined(__linux__)\n"
+               "#define CHAD_HAS_SINCOS 1\n"
+               "#else\n"
+               "#define CHAD_HAS_SINCOS 0\n"
+               "#endif\n"
+               "#endif\n"
+               "#if CHAD_HAS_SINCOS\n"
+               "void (sincos)(double, double *, double *);\n"
+               "void (sincosf)(float, float *, float *);\n"
+               "#endif\n");
   static const char *const params[2][3] = {{"double", "double, double", "double, double, double"},
                                            {"float", "float, float", "float, float, float"}};
   for (int p = 0; p < P_COUNT; p++) {
@@ -3196,6 +3252,22 @@ static const char *runtime_text =
     "#pragma clang fp reassociate(on)\n"
     "#endif\n"
     "  return a + b;\n"
+    "}\n"
+    "/* sin(x) and cos(x) at about the cost of one (DESIGN 8.60): glibc's\n"
+    " * sincos gives the same bits as its sin and cos */\n"
+    "static inline __attribute__((unused)) void chad__sincos(double x, double *s, double *c) {\n"
+    "#if CHAD_HAS_SINCOS\n"
+    "  sincos(x, s, c);\n"
+    "#else\n"
+    "  *s = sin(x), *c = cos(x);\n"
+    "#endif\n"
+    "}\n"
+    "static inline __attribute__((unused)) void chad__sincosf(float x, float *s, float *c) {\n"
+    "#if CHAD_HAS_SINCOS\n"
+    "  sincosf(x, s, c);\n"
+    "#else\n"
+    "  *s = sinf(x), *c = cosf(x);\n"
+    "#endif\n"
     "}\n"
     "/* p, with room for at least `need` elements of `size` bytes: the\n"
     " * capacity *cap doubles, so n pushes cost O(n) copies in all. */\n"
