@@ -697,45 +697,6 @@ static bool both_call(const Expr *a, const Expr *b) {
 /* Does B's state (rhss[second]'s) start from nothing A computed but
  * arrays A carried, named by projections of fa (or fa itself) that
  * nothing else in the block reads? Those are B's to update. */
-/* Does e update in place (an update, a scatter, or a loop's start) an
- * array in `set`? */
-static bool updates_any(const Expr *e, const VarMap *set) {
-  if (!e)
-    return false;
-  if ((e->kind == E_UPDATE || e->kind == E_SCATTER) && e->args[0]->kind == E_VAR &&
-      varmap_has(set, e->args[0]->var))
-    return true;
-  if (expr_binds_state(e) && expr_mentions_any(e->args[1], set))
-    return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (updates_any(e->args[i], set))
-      return true;
-  return (e->kind == E_LET || expr_is_loop(e)) && updates_any(e->body, set);
-}
-
-/* Is an array either loop makes updated in place after them? Reverse mode
- * then lost the cotangent of the fused state's array (gen seed 238167: a
- * build fused with a fold of numbers, then `t[i] += c`, gave x_b = 0);
- * such pairs stay apart until that is understood. */
-static bool updated_after(const Bindings *b, int first, int second, const VarMap *proj) {
-  VarMap set = {0};
-  varmap_copy_into(&set, proj);
-  varmap_put(&set, b->vars.items[first], b->vars.items[first]);
-  varmap_put(&set, b->vars.items[second], b->vars.items[second]);
-  bool found = false;
-  for (int k = first + 1; k < b->vars.len && !found; k++) {
-    const Expr *r = b->rhss.items[k];
-    if (k != second && r->kind == E_GET && r->args[0]->kind == E_VAR &&
-        varmap_has(&set, r->args[0]->var))
-      varmap_put(&set, b->vars.items[k], b->vars.items[k]);
-    else if (k != second)
-      found = updates_any(r, &set);
-  }
-  found = found || updates_any(b->result, &set);
-  varmap_free(&set);
-  return found;
-}
-
 static bool starts_apart(const Bindings *b, int first, int second, const Expr *rb,
                          const VarMap *after, const Pair *p) {
   Var *fa = b->vars.items[first];
@@ -833,7 +794,7 @@ static bool try_pair(Fuse *f, Bindings *b, int first) {
       if (x && !varmap_has(&p.proj, x))
         fusable = !expr_mentions(rb->body, x);
     }
-    fusable = fusable && !updated_after(b, first, second, &p.proj) && fuse_pair(f, &p);
+    fusable = fusable && fuse_pair(f, &p);
   }
   if (!fusable) {
     if (p.A.fold) {

@@ -3876,7 +3876,14 @@ static void make_buffers(Rev *s, const Bindings *b, Bindings *reverse) {
     if (!has_active_array(x->type))
       continue;
     if (!varmap_get(&s->bufs, x)) {
-      Expr *shared = rhs->kind == E_UPDATE ? shared_buf(s, &rhs_of, rhs->args[0]) : NULL;
+      /* an update's array, or a scatter's base, whose buffer is known
+       * already (a version of an array made here, or the field of a loop's
+       * state, whose buffer the loops above got first): the result is a
+       * version of it and shares that buffer. A scatter's base given no
+       * buffer yet gets the scatter's below. */
+      Expr *shared = rhs->kind == E_UPDATE || rhs->kind == E_SCATTER
+                         ? shared_buf(s, &rhs_of, rhs->args[0])
+                         : NULL;
       switch (shared ? E_VAR : rhs->kind) {
       case E_IF:
         if_buffers(s, reverse, &fresh, &rhs_of, x, rhs);
