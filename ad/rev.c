@@ -3046,6 +3046,51 @@ static void backprop_eager_sum(Rev *s, Expr *rhs, EagerSum *es, Expr *ct, Bindin
   }
 }
 
+/* The right-hand side this block's primal binds v to, or NULL. */
+static Expr *primal_rhs(const Bindings *primal, const Var *v) {
+  for (int i = primal->vars.len - 1; i >= 0; i--)
+    if (primal->vars.items[i] == v)
+      return primal->rhss.items[i];
+  return NULL;
+}
+
+/* Is the memory of array atom a, through aliases and projections, that of
+ * a loop which saves what it overwrites in the undo log, or of a logged
+ * update? A reverse sweep then gives that memory back step by step and
+ * reads it again, so nothing may write it that the log does not know. */
+static bool memory_relogged(Rev *s, const Bindings *primal, Expr *a) {
+  for (int guard = 0; a->kind == E_VAR && guard < 100000; guard++) {
+    if (varmap_has(&s->logged, a->var))
+      return true;
+    Expr *rhs = primal_rhs(primal, a->var);
+    if (!rhs)
+      return false;
+    if (rhs->kind == E_GET || rhs->kind == E_UPDATE)
+      a = rhs->args[0];
+    else if (rhs->kind == E_VAR)
+      a = rhs;
+    else
+      return expr_is_loop(rhs) &&
+             (expr_contains(rhs, E_LOGSAVE) || expr_contains(rhs, E_LOGMARK));
+  }
+  return false;
+}
+
+/* A scatter whose base's memory the log gives back to a later reverse:
+ * the emitter would add into that memory in place (its base is used once),
+ * unknown to the log, and the reverse would read the sums (gen seed
+ * 239222: a while loop, a fold and a scatter through one array). It adds
+ * into a copy instead (DESIGN 8.61). */
+static void primal_scatter_apart(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
+  Expr *base = rhs->args[0];
+  Var *k = var_new(s->a, nameset_fresh(s->names, s->a, "k"), ty_int());
+  Expr *copy = bind(s, primal, arena_printf(s->a, "%s_apart", x->name),
+                    ex_build(s->a, ex_len(s->a, base), k, ex_index(s->a, base, ex_var(s->a, k))));
+  Expr *r = ex_clone_shallow(s->a, rhs);
+  r->args[0] = copy;
+  bindings_push(s->a, primal, x, r);
+}
+
 static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if ((rhs->kind == E_IF || expr_is_loop(rhs)) && expr_contains(rhs, E_UPDATE)) {
     const char *why = NULL;
@@ -3072,6 +3117,9 @@ static void primal_binding(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     primal_call(s, x, rhs, primal);
   else if (rhs->kind == E_IF)
     primal_if(s, x, rhs, primal);
+  else if (rhs->kind == E_SCATTER && rhs->type->kind == TY_ARRAY &&
+           memory_relogged(s, primal, rhs->args[0]))
+    primal_scatter_apart(s, x, rhs, primal);
   else if (!(rhs->kind == E_SUM &&
                (primal_eager_sum(s, x, rhs, primal) || primal_store_sum(s, x, rhs, primal))))
     bindings_push(s->a, primal, x, rhs);

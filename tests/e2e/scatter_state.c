@@ -4,7 +4,9 @@
  * an array: x_b came out 0. prefix_add: a running product written in
  * place (a loop carrying t), then t[n-1-i] += a x[i]; fused: a loop of
  * numbers and a loop filling t from x[1], which loop fusion joins (gen
- * seed 238167), then t[n-1-i] += a. Checked against finite differences,
+ * seed 238167), then t[n-1-i] += a; after_while: a do-while loop through
+ * t before them, whose reverse reads t again from the undo log, which the
+ * scatter must leave alone. Checked against finite differences,
  * by forward / reverse duality and for accumulation, also under ASan. */
 #include <math.h>
 #include <stdlib.h>
@@ -47,7 +49,33 @@ double fused(const double *x, int n, double a) {
     return s + p * q;
 }
 
+/* a do-while loop through t (its reverse gives t back from the undo log
+ * step by step and reads it), a running product, then a scatter: the
+ * scatter must not add into the memory the log gives back (gen seed
+ * 239222) */
+CHAD_DIFFERENTIABLE
+double after_while(const double *x, int n, double a) {
+    double *t = malloc(n * sizeof *t);
+    for (int i = 0; i < n; i++)
+        t[i] = 0.5;
+    int k = 0;
+    do {
+        t[(k + 2) % n] = 0.5 * t[k] + tanh(a * x[k] + t[(k + 1) % n]);
+        k++;
+    } while (k < n);
+    for (int i = 1; i < n; i++)
+        t[i] = 0.5 * t[i - 1] * x[i] + t[i];
+    for (int i = 0; i < n; i++)
+        t[(i * 3 + 1) % n] += tanh(a);
+    double s = 0;
+    for (int j = 0; j < n; j++)
+        s += t[j] * t[j];
+    free(t);
+    return s;
+}
+
 GCA_WRAP_XNA(prefix_add)
+GCA_WRAP_XNA(after_while)
 GCA_WRAP_XNA(fused)
 
 int main(void) {
@@ -61,6 +89,9 @@ int main(void) {
         gca_check_random(&p, 3, -1.5, 1.5);
         p.name = "a loop of numbers fused with a fill, then added into at n-1-i", p.f = fused_w,
         p.fwd = fused_wfwd, p.rev = fused_wrev;
+        gca_check_random(&p, 3, -1.5, 1.5);
+        p.name = "a do-while loop, a running product, then added into at 3i+1 mod n",
+        p.f = after_while_w, p.fwd = after_while_wfwd, p.rev = after_while_wrev;
         gca_check_random(&p, 3, -1.5, 1.5);
     }
     return gc_summary();

@@ -429,6 +429,10 @@ class Gen:
         # arrays a loop nest adds products to in place (ADBench's Qtimesx,
         # DESIGN.md 8.51: a reverse loop of independent steps runs forwards)
         self.rqx = random.Random(seed * 413158511 + 73)
+        # a recurrence through the array an update block fills, then writes
+        # at indices other than the counter (DESIGN.md 8.61: a scatter into
+        # an array a loop carries lost its cotangent)
+        self.rsc = random.Random(seed * 433494437 + 79)
         self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
@@ -1620,6 +1624,8 @@ class Gen:
                 out.append(S(self, "for", "while (%s < n)" % k, body=body))
             else:
                 out.append(S(self, "do", "%s < n" % k, body=body))
+        if self.rsc.random() < 0.3:
+            out += self.drawn_from(self.rsc, lambda cc: self.carried_scatter(cc, t, i), c)
         # read back (never dropped)
         rd = c.sub(reads=c.reads + ["%s[%s]" % (t, j), "%s[n - 1 - %s]" % (t, j)], ints=c.ints + [j])
         out.append(S(self, "raw", "@T %s = #0.0;" % v, fixed=True))
@@ -1630,6 +1636,24 @@ class Gen:
             out.append(S(self, "raw", "free(%s);" % t, fixed=True))
         c.vars.append(v)
         fn.mutable.append(v)
+        return out
+
+    def carried_scatter(self, c, t, i):
+        """After an update block's stages: maybe a recurrence (t[i] from
+        t[i - 1], a loop carrying t), then a loop adding into t at an index
+        other than its counter (a scatter), as DESIGN.md 8.61's shape."""
+        r = self.r
+        fn = c.fn
+        lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
+        out = []
+        if r.random() < 0.7:
+            out.append(S(self, "for", "for (" + fn.ity + " %s = 1; %s < n; %s++)" % (i, i, i), fixed=True,
+                         body=[S(self, "raw", "%s[%s] = #0.5 * %s[%s - 1] * tanh({0}) + %s[%s];"
+                                 % (t, i, t, i, t, i), [self.expr(lc, 2)], fixed=True)]))
+        ats = ["n - 1 - %s", "(%s * 3 + 1) %% n"] + (["idx[%s]"] if fn.has_idx else [])
+        at = r.choice(ats).replace("%s", i).replace("%%", "%")
+        out.append(S(self, "for", "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i), fixed=True,
+                     body=[S(self, "raw", "%s[%s] += tanh({0});" % (t, at), [self.expr(lc, 2)], fixed=True)]))
         return out
 
     def out_call(self, c, g, t):
