@@ -1641,7 +1641,8 @@ class Gen:
     def carried_scatter(self, c, t, i):
         """After an update block's stages: maybe a recurrence (t[i] from
         t[i - 1], a loop carrying t), then a loop adding into t at an index
-        other than its counter (a scatter), as DESIGN.md 8.61's shape."""
+        other than its counter (a scatter), as DESIGN.md 8.61's shape,
+        sometimes under a condition."""
         r = self.r
         fn = c.fn
         lc = c.sub(reads=c.reads + ["%s[%s]" % (a, i) for a in fn.arrays], ints=c.ints + [i])
@@ -1652,8 +1653,14 @@ class Gen:
                                  % (t, i, t, i, t, i), [self.expr(lc, 2)], fixed=True)]))
         ats = ["n - 1 - %s", "(%s * 3 + 1) %% n"] + (["idx[%s]"] if fn.has_idx else [])
         at = r.choice(ats).replace("%s", i).replace("%%", "%")
-        out.append(S(self, "for", "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i), fixed=True,
-                     body=[S(self, "raw", "%s[%s] += tanh({0});" % (t, at), [self.expr(lc, 2)], fixed=True)]))
+        scatter = S(self, "for", "for (" + fn.ity + " %s = 0; %s < n; %s++)" % (i, i, i), fixed=True,
+                    body=[S(self, "raw", "%s[%s] += tanh({0});" % (t, at), [self.expr(lc, 2)], fixed=True)])
+        if r.random() < 0.3:
+            # under a condition: the scatter is a branch's (no kink: the
+            # test is on n)
+            cond = X(self, "n %% 2 == %d" % r.randint(0, 1), t="b")
+            scatter = S(self, "if", exprs=[cond], body=[scatter], els=[], fixed=True)
+        out.append(scatter)
         return out
 
     def out_call(self, c, g, t):
