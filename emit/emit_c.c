@@ -26,6 +26,7 @@
 #include "ad/transform.h"
 #include "ad/util.h"
 #include "emit/emit.h"
+#include "emit/interleave.h"
 #include "emit/strbuf.h"
 
 typedef struct CVal CVal;
@@ -46,6 +47,8 @@ struct CVal {
                        whose restores the end of f_rev redoes (DESIGN 8.7) */
   bool zero_init;   /* scalar variable declared as zero */
   bool zero_literal; /* the constant +0 */
+  int stride, offset; /* array: when stride > 0, element i is element
+                         stride*i + offset of `expr` (DESIGN 8.62) */
 };
 
 /* While the body of a loop that pushes (or takes) k residual words per
@@ -102,6 +105,7 @@ typedef struct Em {
   VarMap gets;  /* tuple Var -> PtrVec* of the lets that project it, in its block */
   VarMap sincos_done; /* Var of a sin or cos written by its partner's
                          chad__sincos call (emit_sincos) */
+  InterleavePlan plan; /* blocks written where they end up (DESIGN 8.62) */
   PtrVec *frees; /* arrays allocated in the current C scope */
   PtrVec *top_frees; /* those of the function's own scope, freed at its exit */
   PtrVec arrays; /* the names among them chad__array_new allocated (the others,
@@ -1301,7 +1305,11 @@ static void emit_scatter(Em *e, Var *x, Expr *rhs);
 static void emit_array_op(Em *e, Var *x, Expr *rhs);
 static void emit_table(Em *e, Var *x, Expr *rhs);
 
+static bool interleave_elided(Em *e, Var *x, Expr *rhs);
+
 static void emit_binding(Em *e, Var *x, Expr *rhs, Expr *rest) {
+  if (interleave_elided(e, x, rhs))
+    return;
   switch (rhs->kind) {
   case E_VAR:
   case E_CONST:
@@ -1639,9 +1647,116 @@ static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
   return saved;
 }
 
+/* Element idx of array v: `v[idx]`, or for a strided part of another
+ * array (DESIGN 8.62) that array's element stride*idx + offset. */
+static const char *elem_text(Em *e, const CVal *v, const char *idx) {
+  if (v->stride <= 0)
+    return arena_printf(e->a, "%s[%s]", v->expr, idx);
+  bool plain = true;
+  for (const char *c = idx; *c; c++)
+    plain = plain && (isalnum((unsigned char)*c) || *c == '_');
+  return arena_printf(e->a, plain ? "%s[%d * %s + %d]" : "%s[%d * (%s) + %d]", v->expr, v->stride,
+                      idx, v->offset);
+}
+
+typedef struct NamedRead {
+  Em *e;
+  const char *text;
+  bool found;
+} NamedRead;
+
+static void note_named(Var *v, void *ctx) {
+  NamedRead *r = ctx;
+  CVal *val = varmap_get(&r->e->vals, v);
+  const char *name = val ? val->expr : varmap_get(&r->e->cname, v); /* bound outside rhs */
+  r->found = r->found || (name && strcmp(name, r->text) == 0);
+}
+
+/* Does rhs refer to a variable whose C text is `text`? */
+static bool reads_named(Em *e, Expr *rhs, const char *text) {
+  NamedRead r = {e, text, false};
+  expr_visit_vars(rhs, note_named, &r);
+  return r.found;
+}
+
+/* The components of the build rhs (n steps) as strided parts of the
+ * memory of its interleaving, made here (DESIGN 8.62); NULL when that
+ * memory is a home the build's own steps read (an in-out parameter's),
+ * and the two are then written as they stand. */
+static CVal *interleaved_parts(Em *e, Interleave *il, Expr *rhs, const char *n) {
+  Type *yt = il->result->type;
+  CVal **homes = yt->kind == TY_ARRAY ? NULL : projection_homes(e, il->result, yt->n);
+  for (int l = 0; l < (yt->kind == TY_ARRAY ? 1 : yt->n); l++) {
+    CVal *home = homes ? homes[l] : home_of(e, il->result);
+    if (home && home->expr && reads_named(e, rhs, home->expr)) {
+      varmap_put(&e->plan.results, il->result, NULL);
+      return NULL;
+    }
+  }
+  /* y's length: its own count when that is bound already (a count the
+   * steps share, hoisted), else m times the build's */
+  bool literal = n[0] && strspn(n, "0123456789") == strlen(n);
+  const char *len = literal ? arena_printf(e->a, "%lld", il->m * atoll(n))
+                            : arena_printf(e->a, "%d * %s", il->m, n);
+  if (il->count->kind == E_VAR && varmap_has(&e->vals, il->count->var))
+    len = scalar_text(e, il->count);
+  CVal *y = build_result(e, il->result, yt, len, NULL, NULL);
+  PtrVec leaves = {0};
+  leaves_of(e->a, y, &leaves);
+  CVal *parts = cv_scalar(e, rhs->type, NULL);
+  parts->n = il->n_comp;
+  parts->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)il->n_comp);
+  for (int j = 0; j < il->n_comp; j++) {
+    CVal *part = cv_scalar(e, rhs->type->elems[j], ((CVal *)leaves.items[il->leaf[j]])->expr);
+    part->len = n;
+    part->stride = il->m;
+    part->offset = il->offset[j];
+    parts->elems[j] = part;
+  }
+  varmap_put(&e->vals, il->result, y);
+  return parts;
+}
+
+/* Bindings the plan of DESIGN 8.62 writes elsewhere or not at all: an
+ * interleaving its build's loop wrote, a buffer that is a strided part of
+ * another array, and the de-interleaving sum that filled such buffers. */
+static bool interleave_elided(Em *e, Var *x, Expr *rhs) {
+  if (varmap_get(&e->plan.results, x) && varmap_has(&e->vals, x))
+    return true;
+  if (rhs->kind == E_ALLOC && varmap_has(&e->plan.parts, x))
+    return true;
+  PtrVec *users = varmap_get(&e->plan.counts, x);
+  if (users && users->len == use_count(e, x)) { /* a count only elided loops read */
+    bool all = true;
+    for (int i = 0; i < users->len; i++)
+      all = all && ((varmap_get(&e->plan.results, users->items[i]) && /* written already */
+                     varmap_has(&e->vals, users->items[i])) ||
+                    varmap_has(&e->plan.gathers, users->items[i]));
+    if (all)
+      return true;
+  }
+  PtrVec *bufs = varmap_get(&e->plan.gathers, x);
+  if (!bufs)
+    return false;
+  for (int i = 0; i < bufs->len; i++) {
+    Var *buf = bufs->items[i];
+    StridedPart *p = varmap_get(&e->plan.parts, buf);
+    CVal *of = varmap_get(&e->vals, p->of);
+    CVal *v = cv_scalar(e, buf->type, of ? of->expr : name_of(e, p->of));
+    v->stride = p->stride;
+    v->offset = p->offset;
+    varmap_put(&e->vals, buf, v);
+  }
+  varmap_put(&e->vals, x, cv_scalar(e, rhs->type, NULL));
+  return true;
+}
+
 static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   const char *n = scalar_text(e, rhs->args[0]);
-  CVal *res = build_result(e, x, rhs->type, n, rhs->args[0], rest);
+  Interleave *il = varmap_get(&e->plan.blocks, x);
+  CVal *res = il ? interleaved_parts(e, il, rhs, n) : NULL;
+  if (!res)
+    res = build_result(e, x, rhs->type, n, rhs->args[0], rest);
   open_loop(e, rhs->var, n, rhs->args[0]);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
@@ -1649,7 +1764,7 @@ static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   leaves_of(e->a, res, &dst);
   leaves_of(e->a, r, &src);
   for (int i = 0; i < dst.len; i++)
-    line(e, "%s[%s] = %s;", ((CVal *)dst.items[i])->expr, name_of(e, rhs->var),
+    line(e, "%s = %s;", elem_text(e, dst.items[i], name_of(e, rhs->var)),
          ((CVal *)src.items[i])->expr);
   close_scope(e, saved);
   close_loop(e);
@@ -2096,8 +2211,8 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
   switch (rhs->kind) {
   case E_INDEX: {
     const char *nm = name_of(e, x);
-    line(e, "const %s %s = %s[%s];", c_type(e->a, rhs->type), nm, cval_of(e, rhs->args[0])->expr,
-         scalar_text(e, rhs->args[1]));
+    line(e, "const %s %s = %s;", c_type(e->a, rhs->type), nm,
+         elem_text(e, cval_of(e, rhs->args[0]), scalar_text(e, rhs->args[1])));
     varmap_put(&e->vals, x, cv_scalar(e, rhs->type, nm));
     return;
   }
@@ -2465,6 +2580,7 @@ static void em_done(Em *e) {
   varmap_free(&e->uses);
   varmap_free(&e->fused);
   varmap_free(&e->sincos_done);
+  interleave_plan_free(&e->plan);
   varmap_free(&e->used);
   varmap_free(&e->depth);
 }
@@ -2901,6 +3017,7 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   e.top_frees = &top;
   e.stack = &top_stack;
   expr_visit_vars(g->body, count_ref, &e.uses);
+  interleave_plan(e.a, g->body, &e.uses, &e.plan);
   for (int i = 0; i < g->nparams; i++)
     name_of(&e, g->params[i]); /* parameters keep their names first */
   Sig sig = {.first = true};
