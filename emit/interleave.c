@@ -62,6 +62,7 @@ typedef struct Planner {
   VarMap defs;
   VarMap index_reads; /* Var -> references as the array of an E_INDEX */
   VarMap len_reads;   /* Var -> references as the array of an E_LEN */
+  VarMap accums;      /* Var -> references as the buffer of an E_ACCUM */
   InterleavePlan *out;
 } Planner;
 
@@ -378,6 +379,17 @@ out:
   varmap_free(&s.env);
 }
 
+/* Is array y, which a de-interleaving sum reads, the same after the sum
+ * as during it: only ever read by element, or also a buffer that the
+ * bindings before the sum in its block (whose accumulations `before`
+ * counts) add into, and nothing else? (Not a view or an alias: all its
+ * references are reads and those accumulations.) */
+static bool complete_before(Planner *p, Var *y, const VarMap *before) {
+  long accums = (long)varmap_get(&p->accums, y);
+  return accums == (long)varmap_get(before, y) &&
+         uses_of(p, y) == (long)varmap_get(&p->index_reads, y) + accums;
+}
+
 /* The de-interleaving sum s = rhs at position t of block b. */
 static void try_gather(Planner *p, Bindings *b, int t) {
   Var *sum = b->vars.items[t];
@@ -409,11 +421,13 @@ static void try_gather(Planner *p, Bindings *b, int t) {
   /* each buffer: allocated earlier in this block, m times shorter than the
    * sum's steps, added into once (by the sum), then only read by element
    * after it; the array read is never written */
-  VarMap in_sum = {0}, after = {0};
+  VarMap in_sum = {0}, after = {0}, before = {0};
   expr_visit_vars(rhs->body, count_ref, &in_sum);
   for (int i = t + 1; i < b->vars.len; i++)
     count_reads(b->rhss.items[i], E_INDEX, &after);
   count_reads(b->result, E_INDEX, &after);
+  for (int i = 0; i < t; i++)
+    count_reads(b->rhss.items[i], E_ACCUM, &before);
   bool ok = true;
   for (int j = 0; j < bufs.len && ok; j++) {
     Var *buf = bufs.items[j];
@@ -426,11 +440,12 @@ static void try_gather(Planner *p, Bindings *b, int t) {
     ok = alloc && alloc->kind == E_ALLOC && is_m_times(p, rhs->args[0], m, alloc->args[0]) &&
          (long)varmap_get(&in_sum, buf) == 1 &&
          uses_of(p, buf) == 1 + (long)varmap_get(&after, buf) && part->of != buf &&
-         uses_of(p, part->of) == (long)varmap_get(&p->index_reads, part->of) &&
+         complete_before(p, part->of, &before) &&
          type_eq(alloc->type, part->of->type);
   }
   varmap_free(&in_sum);
   varmap_free(&after);
+  varmap_free(&before);
   if (!ok)
     goto out;
   PtrVec *list = arena_alloc(p->a, sizeof *list);
@@ -469,14 +484,16 @@ static void plan_expr(Planner *p, Expr *e) {
 
 void interleave_plan(Arena *a, Expr *body, const VarMap *uses, InterleavePlan *out) {
   memset(out, 0, sizeof *out);
-  Planner p = {a, uses, {0}, {0}, {0}, out};
+  Planner p = {a, uses, {0}, {0}, {0}, {0}, out};
   collect_let_defs(&p.defs, body);
   count_reads(body, E_INDEX, &p.index_reads);
   count_reads(body, E_LEN, &p.len_reads);
+  count_reads(body, E_ACCUM, &p.accums);
   plan_block(&p, body);
   varmap_free(&p.defs);
   varmap_free(&p.index_reads);
   varmap_free(&p.len_reads);
+  varmap_free(&p.accums);
 }
 
 void interleave_plan_free(InterleavePlan *p) {
