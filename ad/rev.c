@@ -3781,6 +3781,10 @@ static Expr *if_tuple_handle(Rev *s, Bindings *reverse, const VarMap *fresh,
  * are those of the arrays updated (DESIGN 8.13). */
 static void if_buffers(Rev *s, Bindings *reverse, const VarMap *fresh, const VarMap *rhs_of, Var *x,
                        Expr *rhs) {
+  /* a block differentiated again (a loop's step, once per reverse that
+   * recomputes it) passes into this instance's buffers, not into those of
+   * the instances before, which are out of scope here (gen seed 241207) */
+  varmap_put(&s->if_pass, x, NULL);
   IfLeaves l = {0};
   for (int k = 0; k < 2; k++) {
     VarMap m = {0};
