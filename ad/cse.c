@@ -7,8 +7,13 @@
  * branches, so a value bound in one branch is never used outside it. `add`
  * and `mul` are commutative in IEEE arithmetic, so their operands are put
  * in a canonical order first. Operations are pure, calls included; array
- * reads are left alone because cotangent buffers change under E_ACCUM (and
- * the C compiler merges reads of const arrays itself), and loops,
+ * reads are left alone because cotangent buffers change under E_ACCUM and
+ * updates and the undo log change other arrays, but for the reads of a
+ * parameter (or a view of one) that nothing writes, since every mention
+ * of it is a read, a length or a view (`read_only`): the C compiler
+ * cannot merge those across the stores into the cotangents between them,
+ * and a loop that recomputes what an earlier one computed from them
+ * shares those values only when its reads are merged. Loops,
  * allocations, updates (each consumes its array: two are never one) and
  * effects are never merged. Equal constant tables are. Tuples are not:
  * they cost nothing, and a loop body's tuple merged into an equal one
@@ -38,6 +43,7 @@ typedef struct Cse {
   PtrVec stack;      /* Entry* in insertion order, popped at scope exit */
   VarMap subst;
   VarMap fused;      /* products a sum contracts with (Expr.contract) */
+  VarMap read_only;  /* arrays nothing writes: parameters and their views */
 } Cse;
 
 /* A product that a sum contracts with stays its own: C computes one
@@ -98,8 +104,12 @@ static bool same_rhs(const Expr *x, const Expr *y) {
   return true;
 }
 
-static bool cse_candidate(const Expr *rhs) {
+static bool cse_candidate(const Cse *s, const Expr *rhs) {
   switch (rhs->kind) {
+  case E_INDEX: /* a read of memory nothing writes */
+  case E_VIEW:
+    return rhs->args[0]->kind == E_VAR && varmap_has(&s->read_only, rhs->args[0]->var) &&
+           expr_is_atom(rhs->args[1]);
   case E_TABLE: /* immutable: two equal tables are one (unlike alloc's
                    buffers, which are written) */
     return true;
@@ -220,7 +230,7 @@ static Expr *cse_block(Cse *s, Expr *e) {
   for (int i = 0; i < in.vars.len; i++) {
     Var *x = in.vars.items[i];
     Expr *rhs = cse_rhs(s, in.rhss.items[i]);
-    if (cse_candidate(rhs) && !varmap_has(&s->fused, x)) {
+    if (cse_candidate(s, rhs) && !varmap_has(&s->fused, x)) {
       unsigned h = hash_rhs(rhs);
       Var *earlier = lookup(s, rhs, h);
       if (earlier) {
@@ -239,9 +249,11 @@ static Expr *cse_block(Cse *s, Expr *e) {
 Expr *cse_expr(Module *m, Expr *e) {
   Cse s = {.a = m->arena};
   note_fused(&s, e);
+  collect_read_only(e, &s.read_only);
   Expr *r = cse_block(&s, e);
   free(s.buckets);
   varmap_free(&s.subst);
   varmap_free(&s.fused);
+  varmap_free(&s.read_only);
   return r;
 }

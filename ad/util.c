@@ -603,3 +603,73 @@ bool movable_binding(const Expr *r, bool reads) {
     return false;
   }
 }
+
+typedef struct Mentions {
+  VarMap binders; /* every variable e binds: lets, loop counters, states */
+  VarMap all;     /* Var -> its number of mentions */
+  VarMap reads;   /* Var -> mentions as the array of an index, len or view */
+  VarMap views;   /* Var bound to (view a k) -> a's Var */
+} Mentions;
+
+static void count_mention(Var *v, void *ctx) {
+  VarMap *m = ctx;
+  varmap_put(m, v, (void *)((intptr_t)varmap_get(m, v) + 1));
+}
+
+static void note_mentions(Mentions *mn, Expr *e) {
+  for (; e->kind == E_LET; e = e->body) {
+    varmap_put(&mn->binders, e->var, e->var);
+    Expr *r = e->args[0];
+    if (r->kind == E_VIEW && r->args[0]->kind == E_VAR)
+      varmap_put(&mn->views, e->var, r->args[0]->var);
+    note_mentions(mn, r);
+  }
+  if ((e->kind == E_INDEX || e->kind == E_LEN || e->kind == E_VIEW) && e->args[0]->kind == E_VAR)
+    count_mention(e->args[0]->var, &mn->reads);
+  /* a callee that returns no array cannot have written one in place (an
+   * in-out argument comes back as its result), and one that adds into
+   * buffers is an effect */
+  if (e->kind == E_CALL && !type_holds_array(e->type) && !call_adds_into_buffers(e))
+    for (int i = 0; i < e->nargs; i++)
+      if (e->args[i]->kind == E_VAR && e->args[i]->type->kind == TY_ARRAY)
+        count_mention(e->args[i]->var, &mn->reads);
+  if (e->var && expr_is_loop(e))
+    varmap_put(&mn->binders, e->var, e->var);
+  if (e->var2)
+    varmap_put(&mn->binders, e->var2, e->var2);
+  for (int i = 0; i < e->nargs; i++)
+    if (!expr_is_atom(e->args[i]))
+      note_mentions(mn, e->args[i]);
+  if (e->body)
+    note_mentions(mn, e->body);
+}
+
+static bool only_read(const Mentions *mn, const Var *v) {
+  return v->type->kind == TY_ARRAY && varmap_get(&mn->all, v) == varmap_get(&mn->reads, v);
+}
+
+void collect_read_only(Expr *e, VarMap *out) {
+  Mentions mn = {0};
+  note_mentions(&mn, e);
+  expr_visit_vars(e, count_mention, &mn.all);
+  for (int i = 0; i < mn.all.cap; i++) {
+    const Var *v = mn.all.keys[i];
+    if (v && !varmap_has(&mn.binders, v) && only_read(&mn, v))
+      varmap_put(out, v, (void *)v);
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < mn.views.cap; i++) {
+      const Var *v = mn.views.keys[i];
+      if (v && !varmap_has(out, v) && varmap_has(out, mn.views.vals[i]) &&
+          only_read(&mn, v)) {
+        varmap_put(out, v, (void *)v);
+        grew = true;
+      }
+    }
+  }
+  varmap_free(&mn.binders);
+  varmap_free(&mn.all);
+  varmap_free(&mn.reads);
+  varmap_free(&mn.views);
+}
