@@ -19,6 +19,15 @@ static Expr *neg(Pd *p, Expr *x) { return ex_prim1(p->a, P_NEG, x); }
 static Expr *call1(Pd *p, Prim op, Expr *x) { return ex_prim1(p->a, op, x); }
 static Expr *sq(Pd *p, Expr *x) { return mul(p, x, x); }
 
+/* 1/x. The partials of a/b and sqrt divide only through it, so that CSE
+ * leaves one division per divisor (a division costs as much as several
+ * multiplications, and BA's reverse sweep had four for two quotients by
+ * one number) and merges it with a 1/x the primal computes, such as
+ * Rodrigues' 1/theta (DESIGN 8.65). Not for hypot and atan2: their
+ * divisors reach 2^-1024 for operands near 1e-160, where 1/x overflows
+ * while a/x is finite. */
+static Expr *recip(Pd *p, Expr *x) { return dvd(p, k(p, 1), x); }
+
 /* 1 if cond holds else 0, in the float type: selects a branch's partial. */
 static Expr *indicator(Pd *p, Expr *cond) {
   return ex_prim1(p->a, p->t->kind == TY_F32 ? P_TO_F32 : P_TO_F64, cond);
@@ -59,11 +68,11 @@ static void partials(Pd *p, Prim op, Expr **args, Expr *x, Expr *out[3],
   case P_SUB: one[0] = true; minus_one[1] = true; break;
   case P_NEG: minus_one[0] = true; break;
   case P_MUL: out[0] = b; out[1] = a; break;
-  case P_DIV: /* d(a/b) = da/b - (a/b) db/b */
-    out[0] = dvd(p, k(p, 1), b);
-    out[1] = neg(p, dvd(p, x, b));
+  case P_DIV: /* d(a/b) = da/b - (a/b) db/b, both through one 1/b */
+    out[0] = recip(p, b);
+    out[1] = neg(p, mul(p, x, recip(p, b)));
     break;
-  case P_SQRT: out[0] = dvd(p, k(p, 0.5), x); break;
+  case P_SQRT: out[0] = mul(p, k(p, 0.5), recip(p, x)); break; /* 0.5/x exactly */
   case P_EXP: out[0] = x; break;
   case P_LOG: out[0] = dvd(p, k(p, 1), a); break;
   case P_LOG1P: out[0] = dvd(p, k(p, 1), add(p, k(p, 1), a)); break;

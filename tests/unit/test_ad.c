@@ -943,6 +943,33 @@ static void test_branch_small_array(void) {
   module_free(m);
 }
 
+/* DESIGN 8.65: the partials of quotients by one number share one 1/z in
+ * the reverse sweep, and those of sqrt and of 1/theta reuse the primal's
+ * 1/theta (BA's projection and Rodrigues' rotation in small): the primal's
+ * three divisions and the reverse sweep's 1/z, against eight before. */
+static void test_one_division(void) {
+  const char *text =
+      "(def proj f64 ((x (array f64)))\n"
+      "  (let (z (index x 2))\n"
+      "  (let (p0 (div (index x 0) z))\n"
+      "  (let (p1 (div (index x 1) z))\n"
+      "  (let (th (sqrt (add (mul p0 p0) (mul p1 p1))))\n"
+      "  (let (ti (div 1.0 th))\n"
+      "  (add (mul ti p0) (mul th p1))))))))\n";
+  Module *m = support_parse(text, CHECK_SOURCE);
+  differentiate_all(m, "proj");
+  Func *rev = module_find(m, "proj$rev");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rev);
+  int divisions = count_prim(rev->body, P_DIV);
+  if (divisions != 4) {
+    fprintf(stderr, "proj$rev divides %d times, want 4\n", divisions);
+    CU_FAIL("a divisor's reciprocal computed more than once");
+  }
+  Point p = {.fname = "proj", .n = 1, .args = {{.array = true, .n = 3, .a = {0.3, -0.7, 1.9}}}};
+  check_point(m, &p, false);
+  module_free(m);
+}
+
 /* DESIGN 8.23: a loop nest of f's primal sweep carrying an array f made
  * (a relaxation over steps) saves nothing in the undo log when no reverse
  * code after it reads that array's memory; when a sum before the nest
@@ -1698,6 +1725,7 @@ int main(void) {
   CU_add_test(s, "store-or-recompute: loops in ifs, 60 deep", test_store_deep_nest);
   CU_add_test(s, "to be recorded: a nest saves only what a later reverse reads", test_tbr);
   CU_add_test(s, "a branch's small array: exported, not recomputed", test_branch_small_array);
+  CU_add_test(s, "quotients by one number: one reciprocal", test_one_division);
   CU_add_test(s, "reverse reductions: order free, primal sums in C's", test_free_order);
   CU_add_test(s, "the undo log of straight-line code in locals", test_log_in_locals);
   CU_add_test(s, "slots whose length no step changes taken before the loop", test_slot_hoist);
