@@ -49,6 +49,7 @@ Expr *anf_body(Module *m, const Func *f, Expr *e); /* e in ANF, names apart
 Expr *linmap_eliminate(Module *m, Expr *e);  /* apply every linear map */
 Expr *linmap_simplify(Module *m, Expr *map); /* Figure 4-5 laws on a map */
 Expr *materialize_expr(Module *m, Expr *e);  /* zeros and tangent plus -> code */
+Expr *materialize_cotangents(Module *m, Expr *e); /* same, float zeros as -0 */
 Expr *simplify_expr(Module *m, Expr *e);     /* local rewrites, let inlining */
 Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */

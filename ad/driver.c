@@ -57,14 +57,15 @@ static bool check_stage(Module *m, Func *f, CheckMode mode, const char *stage, D
 }
 
 /* Elimination and clean-up of one derived function, in place. */
-static bool optimise(Module *m, Func *g, const AdOptions *opt, Diag *err) {
+static bool optimise(Module *m, Func *g, bool reverse, const AdOptions *opt, Diag *err) {
   g->body = anf_body(m, g, linmap_eliminate(m, g->body));
   if (!check_stage(m, g, CHECK_AD, "linear-map elimination", err))
     return false;
   g->body = simplify_expr(m, g->body);
   if (!check_stage(m, g, CHECK_AD, "simplification", err))
     return false;
-  g->body = anf_body(m, g, materialize_expr(m, g->body));
+  g->body = anf_body(m, g, reverse ? materialize_cotangents(m, g->body)
+                                   : materialize_expr(m, g->body));
   if (!check_stage(m, g, CHECK_FINAL, "materialisation", err))
     return false;
   g->body = simplify_expr(m, anf_body(m, g, flatten_ifs(m, g->body)));
@@ -349,7 +350,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
     nameset_free(&names);
     bool fok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
     dump_func(opt, "forward derivative with linear maps", fwd);
-    return fok && optimise(m, fwd, opt, err);
+    return fok && optimise(m, fwd, false, opt, err);
   }
   /* f$rev is split into halves for callers unless f writes arrays */
   bool split = !func_num_outputs(f) && !expr_contains(fr->body, E_ALLOC) &&
@@ -387,11 +388,11 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
   if (fwd) {
     ok = check_stage(m, fwd, CHECK_AD, "forward CHAD", err);
     dump_func(opt, "forward derivative with linear maps", fwd);
-    ok = ok && optimise(m, fwd, opt, err);
+    ok = ok && optimise(m, fwd, false, opt, err);
   }
   ok = ok && check_stage(m, rev, CHECK_AD, "reverse CHAD", err);
   dump_func(opt, "reverse derivative with linear maps", rev);
-  ok = ok && optimise(m, rev, opt, err);
+  ok = ok && optimise(m, rev, true, opt, err);
   if (!ok)
     return false;
   if (func_num_outputs(f))
@@ -403,7 +404,7 @@ bool ad_differentiate(Module *m, Func *f, const AdOptions *opt, Diag *err) {
                     mode (ad/rev.c), f_rev itself is complete */
   if (for_halves != rev) {
     ok = check_stage(m, for_halves, CHECK_AD, "reverse CHAD", err) &&
-         optimise(m, for_halves, opt, err);
+         optimise(m, for_halves, true, opt, err);
     if (!ok)
       return false;
   }

@@ -166,6 +166,8 @@ typedef struct Rev {
   VarMap logged;    /* Var bound by an update that saved into the undo log */
   VarMap own_bufs;  /* cotangent buffers this function allocated (not a
                        parameter's, which holds the caller's sums) */
+  VarMap made_bufs; /* the buffers alloc_like made: never the caller's
+                       memory, so a zero there may be -0 (DESIGN 8.66) */
   VarMap discard;   /* buffers of constant tables passed to callees, and
                        views of them: what is added there is never read */
   VarMap fold_mark; /* Var bound by a loop carrying arrays -> its mark + 1 */
@@ -2998,7 +3000,7 @@ static bool primal_eager_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   init[0] = rhs->nargs == 2 ? rhs->args[1] : ex_const(s->a, rhs->type, 0.0);
   for (int i = 1; i < n; i++) {
     ts[i] = ((Var *)es->outer.items[i - 1])->type;
-    init[i] = ex_const(s->a, ts[i], 0.0);
+    init[i] = ex_const(s->a, ts[i], -0.0); /* a cotangent's zero (DESIGN 8.66) */
   }
   st->type = ty_tuple(s->a, n, ts);
   for (int i = 0; i < n; i++) {
@@ -3405,8 +3407,11 @@ static Expr *buf_of(Rev *s, Expr *atom) {
 
 /* A fresh zeroed buffer as long as the array `arr`. */
 static Expr *alloc_like(Rev *s, Bindings *out, Expr *arr, const char *name) {
-  Expr *h = bind(s, out, name, ex_alloc(s->a, arr->type, ex_len(s->a, arr)));
+  Expr *buf = ex_alloc(s->a, arr->type, ex_len(s->a, arr));
+  buf->cotangents = 1;
+  Expr *h = bind(s, out, name, buf);
   varmap_put(&s->own_bufs, h->var, h->var);
+  varmap_put(&s->made_bufs, h->var, h->var);
   return h;
 }
 
@@ -4530,6 +4535,15 @@ static void add_buffer(Rev *s, Bindings *out, Expr *ha, Expr *h, Expr *arr) {
                              bindings_build(s->a, &cb, ex_tuple(s->a, 0, NULL))));
 }
 
+/* What an element of the cotangent buffer h holds once its cotangent is
+ * taken: -0 in a buffer this function made (a cotangent's zero, DESIGN
+ * 8.66, which a later accumulation then drops), +0 in the caller's (an
+ * in-out parameter's), who reads it. */
+static Expr *dropped_zero(Rev *s, Expr *h, Type *t) {
+  bool own = h->kind == E_VAR && varmap_has(&s->made_bufs, h->var);
+  return ex_const(s->a, t, own ? -0.0 : 0.0);
+}
+
 /* The reverse of an update in a branch or a loop body (DESIGN 8.13): the
  * cotangent of the stored value, the overwritten element's cotangent
  * dropped (a store into the shared buffer: a loop's buffers are not
@@ -4545,7 +4559,7 @@ static void backprop_logged_update(Rev *s, Var *x, Expr *rhs, Bindings *out, boo
       return;
     }
     add_contrib(s, v, -1, bind(s, out, arena_printf(s->a, "%s_b", x->name), ex_index(s->a, hx, i)));
-    bind(s, out, "dropped", ex_store(s->a, hx, i, ex_const(s->a, v->type, 0)));
+    bind(s, out, "dropped", ex_store(s->a, hx, i, dropped_zero(s, hx, v->type)));
   }
   if (pop)
     bind(s, out, "restored", ex_logpop(s->a));
@@ -4564,7 +4578,7 @@ static void backprop_update(Rev *s, Var *x, Expr *rhs, Bindings *out) {
   if (hx && hx->kind == E_VAR && type_is_float(v->type)) {
     add_contrib(s, v, -1, bind(s, out, arena_printf(s->a, "%s_b", x->name), ex_index(s->a, hx, i)));
     Expr *zeroed = bind(s, out, arena_printf(s->a, "%s_b", x->name),
-                        ex_update(s->a, hx, i, ex_const(s->a, v->type, 0)));
+                        ex_update(s->a, hx, i, dropped_zero(s, hx, v->type)));
     rename_after(s, out, hx->var, zeroed);
     Expr *ha = buf_of(s, a);
     if (ha && !atom_eq(ha, hx)) { /* a parameter or a copy: ha += x_b, once */
@@ -5037,6 +5051,7 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.copy_of);
   varmap_free(&s.logged);
   varmap_free(&s.own_bufs);
+  varmap_free(&s.made_bufs);
   varmap_free(&s.discard);
   varmap_free(&s.eager);
   varmap_free(&s.sum_fold);

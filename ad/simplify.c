@@ -14,7 +14,10 @@
  * folded: a numeric 0.0 is never assumed to annihilate (0 * inf is NaN).
  *
  * materialize_expr turns the remaining structural zeros into constants and
- * `plus` into `add` per scalar field; its output may need re-normalising. */
+ * `plus` into `add` per scalar field; its output may need re-normalising.
+ * materialize_cotangents does the same for a reverse derivative, whose
+ * zeros of float type become -0: x + -0 is x for every x, so the C
+ * compiler drops the additions of a zero that +0 would keep (DESIGN 8.66). */
 #include <string.h>
 
 #include "ad/ad.h"
@@ -233,16 +236,24 @@ Expr *simplify_expr(Module *m, Expr *e) {
 
 /* ------------------------------------------------------ materialisation */
 
-static Expr *mat(Module *m, Expr *e);
+/* zero: the number a structural zero of a float type becomes, +0 for
+ * tangents and -0 for cotangents (DESIGN 8.66). */
+typedef struct Mat {
+  Module *m;
+  double zero;
+} Mat;
 
-static Expr *zero_value(Arena *a, Type *t) {
+static Expr *mat(Mat *s, Expr *e);
+
+static Expr *zero_value(Mat *s, Type *t) {
+  Arena *a = s->m->arena;
   if (t->kind != TY_TUPLE)
-    return ex_const(a, t, 0);
+    return type_is_float(t) ? ex_const(a, t, s->zero) : ex_const(a, t, 0);
   if (t->name) /* a residual record: a default no one reads (see emit) */
     return ex_zero(a, t);
   Expr **elems = arena_alloc(a, sizeof(Expr *) * (size_t)(t->n ? t->n : 1));
   for (int i = 0; i < t->n; i++)
-    elems[i] = zero_value(a, t->elems[i]);
+    elems[i] = zero_value(s, t->elems[i]);
   Expr *tup = ex_tuple(a, t->n, elems);
   tup->type = t;
   return tup;
@@ -259,27 +270,30 @@ static Expr *plus_value(Arena *a, Expr *x, Expr *y, Type *t) {
   return tup;
 }
 
-static Expr *mat_node(Module *m, Expr *e) {
+static Expr *mat_node(Mat *s, Expr *e) {
+  Arena *a = s->m->arena;
   if (e->kind == E_ZERO)
-    return zero_value(m->arena, e->type);
-  Expr *n = ex_clone_shallow(m->arena, e);
+    return zero_value(s, e->type);
+  Expr *n = ex_clone_shallow(a, e);
   for (int i = 0; i < e->nargs; i++)
-    n->args[i] = mat(m, e->args[i]);
+    n->args[i] = mat(s, e->args[i]);
   if (expr_is_loop(e))
-    n->body = mat(m, e->body);
+    n->body = mat(s, e->body);
   if (e->kind == E_PLUS)
-    return plus_value(m->arena, n->args[0], n->args[1], e->type ? e->type : n->args[0]->type);
+    return plus_value(a, n->args[0], n->args[1], e->type ? e->type : n->args[0]->type);
   return n;
 }
 
-static Expr *mat(Module *m, Expr *e) {
+static Expr *mat(Mat *s, Expr *e) {
   if (e->kind != E_LET)
-    return mat_node(m, e);
+    return mat_node(s, e);
   Bindings b;
-  bindings_of(m->arena, e, &b);
+  bindings_of(s->m->arena, e, &b);
   for (int i = 0; i < b.rhss.len; i++)
-    b.rhss.items[i] = mat(m, b.rhss.items[i]);
-  return bindings_build(m->arena, &b, mat(m, b.result));
+    b.rhss.items[i] = mat(s, b.rhss.items[i]);
+  return bindings_build(s->m->arena, &b, mat(s, b.result));
 }
 
-Expr *materialize_expr(Module *m, Expr *e) { return mat(m, e); }
+Expr *materialize_expr(Module *m, Expr *e) { return mat(&(Mat){m, 0.0}, e); }
+
+Expr *materialize_cotangents(Module *m, Expr *e) { return mat(&(Mat){m, -0.0}, e); }

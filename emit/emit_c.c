@@ -45,8 +45,8 @@ struct CVal {
                         declared apart from it), or NULL: its own */
   bool inout;       /* array: memory of an active in-out parameter of f_rev,
                        whose restores the end of f_rev redoes (DESIGN 8.7) */
-  bool zero_init;   /* scalar variable declared as zero */
-  bool zero_literal; /* the constant +0 */
+  int zero_init;    /* scalar variable declared as zero: 1 for +0, 2 for -0 */
+  int zero_literal; /* the constant +0 (1) or -0 (2), else 0 */
   int stride, offset; /* array: when stride > 0, element i is element
                          stride*i + offset of `expr` (DESIGN 8.62) */
 };
@@ -230,10 +230,14 @@ static void leaves_of(Arena *a, CVal *v, PtrVec *out) {
 
 /* -------------------------------------------------------------- values */
 
-static bool is_zero_const(const Expr *c) {
+/* 1 for the constant +0 (or the int 0), 2 for -0 (a cotangent's zero,
+ * DESIGN 8.66), else 0. */
+static int zero_const_kind(const Expr *c) {
   if (c->kind != E_CONST)
-    return false;
-  return c->type->kind == TY_INT ? c->ival == 0 : c->fval == 0 && !signbit(c->fval);
+    return 0;
+  if (c->type->kind == TY_INT)
+    return c->ival == 0;
+  return c->fval == 0 ? 1 + (signbit(c->fval) != 0) : 0;
 }
 
 static Expr *block_result(Expr *block) {
@@ -341,6 +345,12 @@ static const char *zero_of_type(Em *e, const Type *t) {
   }
 }
 
+/* The zero a float cotangent starts from (DESIGN 8.66): x + -0
+ * is x for every x, so the C compiler drops additions of it. */
+static const char *cotangent_zero(const Type *t) {
+  return t->kind == TY_F32 ? "(-0.0f)" : "(-0.0)";
+}
+
 static const char *literal(Em *e, const Expr *c) {
   if (c->type->kind == TY_INT) {
     IntKind k = c->type->ikind;
@@ -387,7 +397,7 @@ static CVal *cval_of(Em *e, Expr *atom) {
   }
   case E_CONST: {
     CVal *c = cv_scalar(e, atom->type, literal(e, atom));
-    c->zero_literal = is_zero_const(atom);
+    c->zero_literal = zero_const_kind(atom);
     return c;
   }
   default: /* E_ZERO of a record: a default that is never read */
@@ -455,7 +465,7 @@ static void assign(Em *e, CVal *dst, CVal *src) {
     CVal *dl = d.items[i], *sl = s.items[i];
     if (!sl->expr || (dl->expr && strcmp(dl->expr, sl->expr) == 0))
       continue; /* default value, or already written in place */
-    if (dl->zero_init && sl->zero_literal)
+    if (dl->zero_init && sl->zero_literal == dl->zero_init)
       continue; /* declared zero */
     line(e, "%s = %s;", dl->expr, sl->expr);
   }
@@ -694,7 +704,7 @@ static void emit_custom_rev(Em *e, Var *x, Expr *rhs, const Func *grev) {
     if (func_param_class(g, i) == PARAM_ACTIVE_SCALAR) {
       const char *n = nameset_fresh(&e->names, e->a,
                                     arena_printf(e->a, "%s_%d", name_of(e, x), j));
-      line(e, "%s %s = 0;", c_type(e->a, cts->elems[j]), n);
+      line(e, "%s %s = %s;", c_type(e->a, cts->elems[j]), n, cotangent_zero(cts->elems[j]));
       ct->elems[j] = cv_scalar(e, cts->elems[j], n);
       j++;
       sb_printf(&b, ", &%s", n);
@@ -867,14 +877,14 @@ static CVal **projection_homes(Em *e, Var *tuple, int nfields) {
 /* Field i of an if's result is a literal zero in some branch: declaring it
  * zero saves that branch an assignment (residuals a branch does not have
  * are zeros in it, one per level of nesting otherwise). */
-static bool is_zero_default(Expr *rhs, Expr *const tups[2], int i) {
+static Expr *zero_default(Expr *rhs, Expr *const tups[2], int i) {
   if (rhs->type->elems[i]->kind == TY_TUPLE || rhs->type->elems[i]->kind == TY_ARRAY)
-    return false;
+    return NULL;
   for (int j = 0; j < 2; j++)
     if (tups[j] && tups[j]->kind == E_TUPLE && tups[j]->nargs == rhs->type->n &&
-        is_zero_const(tups[j]->args[i]))
-      return true;
-  return false;
+        zero_const_kind(tups[j]->args[i]))
+      return tups[j]->args[i];
+  return NULL;
 }
 
 /* The result variables of an if; a record field that ends up in a home is
@@ -893,16 +903,17 @@ static CVal *declare_if_result(Em *e, Var *x, Expr *rhs, Expr *rest) {
     tups[j] = bound_rhs(rhs->args[j + 1], block_result(rhs->args[j + 1]));
   for (int i = 0; i < t->n; i++) {
     CVal *home = is_leaf(t->elems[i]) && t->elems[i]->kind != TY_ARRAY ? homes[i] : NULL;
+    Expr *zero;
     if (home) {
       v->elems[i] = home;
-    } else if (is_zero_default(rhs, tups, i)) {
+    } else if ((zero = zero_default(rhs, tups, i))) {
       const char *n = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_%d", name_of(e, x), i));
       /* as declare's: a residual only another variant reads (f__aug's
        * tape) is set in one branch and unused here (gen seed 51957) */
       line(e, "%s %s __attribute__((unused)) = %s;", c_type(e->a, t->elems[i]), n,
-           zero_of_type(e, t->elems[i]));
+           literal(e, zero));
       v->elems[i] = cv_scalar(e, t->elems[i], n);
-      v->elems[i]->zero_init = true;
+      v->elems[i]->zero_init = zero_const_kind(zero);
     } else if (t->elems[i]->kind == TY_TUPLE && t->elems[i]->name) {
       /* a callee's tape set by one branch only: the other leaves it empty,
        * and copying it on must not read an uninitialised struct */
@@ -1430,15 +1441,41 @@ static bool fits_stack(Em *e, Type *t, const char *n, long *bytes) {
 static bool slot_hoist(Em *e, const char *name, Type *t, const char *n, const Expr *count,
                        const char *slot, bool zero);
 
-/* A new array of n elements of type elem (zeroed when asked); count: n as
- * an atom of the IR, or NULL when it is no atom's. */
+/* Arrays of cotangents in the frame up to this many elements start at -0
+ * element by element (DESIGN 8.66); longer ones at +0, which `{0}` says
+ * in one line: their elements are reached by loops, where the C compiler
+ * cannot fold additions of a known zero anyway. */
+enum { NEG_ZERO_LIST_MAX = 16 };
+
+/* " = {-0.0, ...}" for n elements of type elem. */
+static const char *neg_zero_list(Em *e, const Type *elem, long n) {
+  StrBuf b = {0};
+  sb_puts(&b, " = {");
+  for (long i = 0; i < n; i++)
+    sb_printf(&b, "%s%s", i ? ", " : "", cotangent_zero(elem));
+  sb_puts(&b, "}");
+  char *text = sb_take(&b);
+  const char *kept = arena_strdup(e->a, text);
+  free(text);
+  return kept;
+}
+
+/* A new array of n elements of type elem, zeroed when zero is 1, and when
+ * it is 2 zeroed with -0 where it lives in the frame (an array of
+ * cotangents, DESIGN 8.66); count: n as an atom of the IR, or NULL when it
+ * is no atom's. */
 static CVal *new_array(Em *e, Type *t, const char *base, const char *n, const Expr *count,
-                       bool zero) {
+                       int zero) {
   const char *name = nameset_fresh(&e->names, e->a, base);
   long bytes;
   if (fits_stack(e, t, n, &bytes)) {
     const char *store = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_s", name));
-    line(e, "%s %s[%s]%s;", c_type(e->a, t->elem), store, n, zero ? " = {0}" : "");
+    long elems = bytes / stack_elem_bytes(t);
+    const char *init = zero == 2 && type_is_float(t->elem) && elems <= NEG_ZERO_LIST_MAX
+                           ? neg_zero_list(e, t->elem, elems)
+                       : zero ? " = {0}"
+                              : "";
+    line(e, "%s %s[%s]%s;", c_type(e->a, t->elem), store, n, init);
     line(e, "%s%s = %s;", c_type(e->a, t), name, store);
     ptrvec_push(e->a, e->stack, (void *)name);
     e->stack_bytes += bytes;
@@ -1771,11 +1808,13 @@ static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   varmap_put(&e->vals, x, res);
 }
 
-/* Mutable C variables for the leaves of a value of type t, initialised. */
-static CVal *declare_init(Em *e, Type *t, const char *base, CVal *init) {
+/* Mutable C variables for the leaves of a value of type t, initialised
+ * with init, else zeros: -0 for float leaves when they sum cotangents. */
+static CVal *declare_init(Em *e, Type *t, const char *base, CVal *init, bool cotangents) {
   if (t->kind != TY_TUPLE) {
     const char *nm = nameset_fresh(&e->names, e->a, base);
-    line(e, "%s %s = %s;", c_type(e->a, t), nm, init ? init->expr : zero_of_type(e, t));
+    const char *zero = cotangents && type_is_float(t) ? cotangent_zero(t) : zero_of_type(e, t);
+    line(e, "%s %s = %s;", c_type(e->a, t), nm, init ? init->expr : zero);
     return cv_scalar(e, t, nm);
   }
   CVal *v = cv_scalar(e, t, NULL);
@@ -1783,14 +1822,14 @@ static CVal *declare_init(Em *e, Type *t, const char *base, CVal *init) {
   v->elems = arena_alloc(e->a, sizeof(CVal *) * (size_t)(t->n ? t->n : 1));
   for (int i = 0; i < t->n; i++)
     v->elems[i] = declare_init(e, t->elems[i], arena_printf(e->a, "%s_%d", base, i),
-                               init ? init->elems[i] : NULL);
+                               init ? init->elems[i] : NULL, cotangents);
   return v;
 }
 
 static void emit_sum(Em *e, Var *x, Expr *rhs) {
   const char *n = scalar_text(e, rhs->args[0]);
   CVal *init = rhs->nargs == 2 ? cval_of(e, rhs->args[1]) : NULL;
-  CVal *acc = declare_init(e, rhs->type, name_of(e, x), init);
+  CVal *acc = declare_init(e, rhs->type, name_of(e, x), init, rhs->free_order);
   Slab slab = emit_slab_begin(e, rhs, n);
   open_loop(e, rhs->var, n, rhs->args[0]);
   Scope *saved = open_scope(e);
@@ -1933,7 +1972,7 @@ static void emit_while(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *init = cval_of(e, rhs->args[1]);
   if (in_place)
     init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
-  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init, false);
   PtrVec leaves = {0}, init_leaves = {0};
   leaves_of(e->a, state, &leaves);
   leaves_of(e->a, init, &init_leaves);
@@ -2040,7 +2079,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   CVal *init = cval_of(e, rhs->args[1]);
   if (in_place)
     init = owned_state(e, init, arena_printf(e->a, "%s_init", name_of(e, rhs->var2)));
-  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init);
+  CVal *state = declare_init(e, st, name_of(e, rhs->var2), init, false);
   PtrVec leaves = {0}, init_leaves = {0};
   leaves_of(e->a, state, &leaves);
   leaves_of(e->a, init, &init_leaves);
@@ -2241,7 +2280,8 @@ static void emit_array_op(Em *e, Var *x, Expr *rhs) {
     const char *n = scalar_text(e, rhs->args[0]);
     CVal *home = home_of(e, x);
     if (!home) {
-      varmap_put(&e->vals, x, new_array(e, rhs->type, name_of(e, x), n, rhs->args[0], true));
+      varmap_put(&e->vals, x, new_array(e, rhs->type, name_of(e, x), n, rhs->args[0],
+                                        rhs->cotangents ? 2 : 1));
       return;
     }
     /* an output array made of zeros: zeroed where the caller wants it */
@@ -2705,7 +2745,11 @@ static void emit_signature(Em *e, FnKind kind, const Func *f, Func *g, Sig *sig,
 }
 
 static bool is_zero_literal(const CVal *v) {
-  return v->expr && (strcmp(v->expr, "0.0") == 0 || strcmp(v->expr, "0.0f") == 0);
+  static const char *const zeros[] = {"0.0", "0.0f", "(-0.0)", "(-0.0f)"};
+  for (int i = 0; v->expr && i < 4; i++)
+    if (strcmp(v->expr, zeros[i]) == 0)
+      return true;
+  return false;
 }
 
 /* An output array's final value must be in the caller's buffer. It is when

@@ -412,6 +412,11 @@ struct Expr {
    * Not printed: a hint to the emitter, not part of the meaning. 0
    * otherwise. */
   int free_order;
+  /* E_ALLOC: 1 when the array holds cotangents (a buffer reverse mode
+   * made), whose zeros' sign nothing depends on: the emitter may start it
+   * at -0, which additions into it then drop (DESIGN 8.66). Never set on
+   * an array of the primal. A hint like free_order. 0 otherwise. */
+  int cotangents;
 };
 
 Expr *ex_f64(Arena *a, double v);
