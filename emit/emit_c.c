@@ -118,6 +118,8 @@ typedef struct Em {
   int scope_indent; /* the indent of the current scope's C block */
   long stack_bytes; /* automatic storage given to arrays so far */
   const char *log; /* the function's undo log (DESIGN 8.13), NULL without */
+  bool log_saves; /* the function saves elements in its log: only then may
+                     an in-out array's final values need putting back */
   bool log_in_locals; /* every log operation is in the function's top-level
                          block: saves are local variables (log_is_straight) */
   PtrVec live_saves;  /* LocalSave*: saved, not yet popped, oldest first */
@@ -1488,14 +1490,14 @@ static CVal *new_array(Em *e, Type *t, const char *base, const char *n, const Ex
     const char *slot = nameset_fresh(&e->names, e->a, arena_printf(e->a, "%s_slot", name));
     ptrvec_push(e->a, &e->slots, (void *)slot);
     own_array(e, e->top_frees, arena_printf(e->a, "%s.p", slot));
-    if (!slot_hoist(e, name, t, n, count, slot, zero))
+    if (!slot_hoist(e, name, t, n, count, slot, zero != 0))
       line(e, "%s%s = chad__slot_get(&%s, %s, sizeof(%s), %d);", c_type(e->a, t), name, slot, n,
-           c_type(e->a, t->elem), zero);
+           c_type(e->a, t->elem), zero != 0);
     line(e, "(void)%s;", name); /* a tape of a state without leaves is never read */
     ptrvec_push(e->a, e->stack, (void *)name);
   } else {
     line(e, "%s%s = chad__array_new(%s, sizeof(%s), %d);", c_type(e->a, t), name, n,
-         c_type(e->a, t->elem), zero);
+         c_type(e->a, t->elem), zero != 0);
     own_array(e, e->frees, name);
   }
   CVal *v = cv_scalar(e, t, name);
@@ -2442,8 +2444,8 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     varmap_put(&e->vals, x, v);
     return;
   }
-  case E_LOGFINAL:
-    if (e->log)
+  case E_LOGFINAL: /* no saves, no in-out saves to record (DESIGN 8.67) */
+    if (e->log && e->log_saves)
       line(e, "chad__log_final(&%s);", e->log);
     break;
   case E_LOGUNDO: /* the same arrays, as they were at the mark */
@@ -2844,7 +2846,7 @@ static void rerun_for_inout(Em *e, const Func *f, Func *g) {
         LocalSave *sv = e->final_saves.items[i];
         line(e, "*%s = %s;", sv->at, sv->final);
       }
-    else if (e->log)
+    else if (e->log && e->log_saves)
       line(e, "chad__log_redo(&%s);", e->log);
     return;
   }
@@ -3087,6 +3089,7 @@ static bool emit_function(Module *m, StrBuf *out, FnKind kind, const Func *f, Fu
   if (expr_contains(g->body, E_LOGMARK) || expr_contains(g->body, E_LOGSAVE) ||
       expr_contains(g->body, E_LOGPUSH)) {
     e.log = nameset_fresh(&e.names, e.a, "chad__undo");
+    e.log_saves = expr_contains(g->body, E_LOGSAVE);
     e.log_in_locals = log_is_straight(g->body);
     if (!e.log_in_locals) {
       line(&e, "chad__log %s = {0};", e.log);
