@@ -127,8 +127,10 @@ static Expr *rewrite(Simp *s, Bindings *out, Expr *rhs) {
   case E_PRIM: {
     if (prim_gives_zero(rhs))
       return ex_zero(s->a, rhs->type);
-    /* exact identities: int x+0, x-0, x*1, and float x*1 (IEEE x*1 is x,
-     * even for NaN and -0; x+0.0 is not, as -0+0 is +0) */
+    /* exact identities: int x+0, x-0, x*1, x/1, and float x*1 and x/1
+     * (IEEE x*1 and x/1 are x, even for NaN and -0; x+0.0 is not, as
+     * -0+0 is +0). Lowering divides a loop's span by its step, 1 or 1.0
+     * in most loops. */
     if (rhs->nargs == 2 && rhs->type) {
       Expr *a0 = rhs->args[0], *a1 = rhs->args[1];
       bool is_int = rhs->type->kind == TY_INT;
@@ -140,6 +142,8 @@ static Expr *rewrite(Simp *s, Bindings *out, Expr *rhs) {
         return a0;
       if (rhs->op == P_MUL && is_const_num(a0, 1))
         return a1;
+      if (rhs->op == P_DIV && is_const_num(a1, 1))
+        return a0;
     }
     /* a variable compared with itself: CSE makes `m > 0` of an inlined
      * call's constant m `t > t` */
