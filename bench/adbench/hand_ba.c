@@ -14,6 +14,7 @@
  * - hand_reproj_block: one forward sweep and two reverse sweeps, which a
  *   hand-written Jacobian (or a vector-mode reverse) can do.
  * The gap between the two is the price of one seed per call. */
+#define _GNU_SOURCE /* sincos, where the C library has it */
 #include <math.h>
 #include <string.h>
 
@@ -41,7 +42,14 @@ static void reproj_forward(const double *cam, const double *X, const double *w, 
     t->zero = sq == 0;
     if (!t->zero) {
         double theta = sqrt(sq);
-        t->cos_t = cos(theta), t->sin_t = sin(theta), t->inv_t = 1.0 / theta;
+        /* one call for both, as chad's f_rev makes (DESIGN 8.60): the
+         * yardstick is code an expert would write */
+#if defined(__GLIBC__)
+        sincos(theta, &t->sin_t, &t->cos_t);
+#else
+        t->cos_t = cos(theta), t->sin_t = sin(theta);
+#endif
+        t->inv_t = 1.0 / theta;
         for (int i = 0; i < 3; i++)
             t->axis[i] = t->r[i] * t->inv_t;
     } else
