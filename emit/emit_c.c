@@ -54,10 +54,11 @@ struct CVal {
 /* While the body of a loop that pushes (or takes) k residual words per
  * step, all at its top level, is emitted: the block of the log's stack its
  * steps fill (or empty), reserved once before the loop, so that a push is
- * a store at a computed index (emit_slab_begin). */
+ * a store at a computed index (emit_slab_begin). Also while a run of k
+ * consecutive pushes (or takes) of one block is emitted (emit_word_run). */
 typedef struct Slab {
   const char *ptr;   /* the block's C pointer, NULL when not in such a body */
-  const char *n, *i; /* the loop's trip count and counter */
+  const char *n, *i; /* the loop's trip count and counter; i NULL: a run */
   int k, m;          /* words per step; the next word's index in the step */
   bool take;
 } Slab;
@@ -1686,6 +1687,51 @@ static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
   return saved;
 }
 
+/* The place of the slab's next word: for a push (take false) or a take.
+ * Takes read the block from its top, the newest word first. */
+static const char *slab_word(Em *e, bool take) {
+  Slab *s = &e->slab;
+  int m = s->m++;
+  if (!s->i)
+    return arena_printf(e->a, "%s[%d]", s->ptr, take ? s->k - 1 - m : m);
+  if (take)
+    return arena_printf(e->a, "%s[(long long)(%s - %s) * %d - %d]", s->ptr, s->n, s->i, s->k,
+                        1 + m);
+  return arena_printf(e->a, "%s[(long long)%s * %d + %d]", s->ptr, s->i, s->k, m);
+}
+
+/* At binding b of a block, outside a slab loop's body: when b starts a run
+ * of k >= 2 consecutive pushes (or takes), the block of k words they fill
+ * (or empty), reserved (or released) at once, and the run's words become
+ * stores (loads) in it: one capacity check and one update of the stack's
+ * top for the run, not one per word (the pushes of a loop step whose
+ * nested loops keep the step from being a slab loop's, DESIGN 8.27).
+ * Returns k, 0 when b starts no run; *outer is the state to restore after
+ * the run's k bindings. */
+static int emit_word_run(Em *e, Expr *b, Slab *outer) {
+  ExprKind kind = b->args[0]->kind;
+  if (e->slab.ptr || !e->log || e->log_in_locals || (kind != E_LOGPUSH && kind != E_LOGTAKE))
+    return 0;
+  int k = 0;
+  bool read = false;
+  for (Expr *p = b; p->kind == E_LET && p->args[0]->kind == kind && !varmap_has(&e->fused, p->var);
+       p = p->body, k++)
+    read = read || kind == E_LOGPUSH || varmap_has(&e->used, p->var);
+  if (k < 2)
+    return 0;
+  const char *op = kind == E_LOGPUSH ? "reserve" : "release";
+  *outer = e->slab;
+  if (!read) { /* residuals nothing reads any more: dropped together */
+    line(e, "(void)chad__log_%s(&%s, %d);", op, e->log, k);
+    e->slab = (Slab){.ptr = "", .k = k, .take = true};
+    return k;
+  }
+  const char *ptr = nameset_fresh(&e->names, e->a, "chad__words");
+  line(e, "chad__word *const %s = chad__log_%s(&%s, %d);", ptr, op, e->log, k);
+  e->slab = (Slab){.ptr = ptr, .k = k, .take = kind == E_LOGTAKE};
+  return k;
+}
+
 /* Element idx of array v: `v[idx]`, or for a strided part of another
  * array (DESIGN 8.62) that array's element stride*idx + offset. */
 static const char *elem_text(Em *e, const CVal *v, const char *idx) {
@@ -2378,8 +2424,7 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
   case E_LOGPUSH: {
     Type *t = rhs->args[0]->type;
     if (e->slab.ptr) {
-      const char *at = arena_printf(e->a, "%s[(long long)%s * %d + %d]", e->slab.ptr, e->slab.i,
-                                    e->slab.k, e->slab.m++);
+      const char *at = slab_word(e, false);
       if (t->kind == TY_ARRAY)
         line(e, "%s.p = (const void *)%s;", at, cval_of(e, rhs->args[0])->expr);
       else if (t->kind == TY_INT)
@@ -2398,8 +2443,7 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
   }
   case E_LOGTAKE: {
     if (e->slab.ptr) {
-      const char *at = arena_printf(e->a, "%s[(long long)(%s - %s) * %d - %d]", e->slab.ptr,
-                                    e->slab.n, e->slab.i, e->slab.k, 1 + e->slab.m++);
+      const char *at = slab_word(e, true);
       if (!varmap_has(&e->used, x)) {
         varmap_put(&e->vals, x, cv_scalar(e, rhs->type, zero_of_type(e, rhs->type)));
         return;
@@ -2564,12 +2608,18 @@ static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   Expr *b = block;
   find_fused(e, block);
   note_gets(e, block);
+  Slab outer;
+  int run = 0; /* bindings of a run of pushes or takes still to emit */
   for (; b->kind == E_LET; b = b->body)
     if (!varmap_has(&e->fused, b->var)) {
       varmap_put(&e->depth, b->var, (void *)(long)(e->loops.len + 1));
       if (varmap_has(&e->sincos_done, b->var) || emit_sincos(e, b->var, b->args[0], b->body))
         continue;
+      if (!run)
+        run = emit_word_run(e, b, &outer);
       emit_binding(e, b->var, b->args[0], b->body);
+      if (run && !--run)
+        e->slab = outer;
     }
   CVal *r = cval_of(e, b);
   if (dest)
