@@ -1548,10 +1548,23 @@ static void enter_loop(Em *e, const Expr *steps, const char *steps_text) {
   ptrvec_push(e->a, &e->loops, f);
 }
 
+/* The C text of the counter k of the loop open_loop opened: its name, or 0
+ * in a loop of one step. */
+static const char *counter_text(Em *e, Var *k) {
+  CVal *v = varmap_get(&e->vals, k);
+  return v ? v->expr : name_of(e, k);
+}
+
 static void open_loop(Em *e, Var *k, const char *n, const Expr *steps) {
   const char *kn = name_of(e, k);
   varmap_put(&e->vals, k, cv_scalar(e, ty_int(), kn));
   enter_loop(e, steps, n);
+  if (strcmp(n, "1") == 0) { /* one step (a scalar output `*loss = v`): a block */
+    varmap_put(&e->vals, k, cv_scalar(e, ty_int(), "0"));
+    line(e, "{");
+    e->indent++;
+    return;
+  }
   line(e, "for (int %s = 0; %s < %s; %s++) {", kn, kn, n, kn);
   e->indent++;
 }
@@ -1680,7 +1693,7 @@ static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
   line(e, "(void)%s; /* the steps may read none of their words */", ptr);
   e->slab.ptr = ptr;
   e->slab.n = n;
-  e->slab.i = name_of(e, rhs->var);
+  e->slab.i = strcmp(n, "1") == 0 ? "0" : name_of(e, rhs->var); /* open_loop's counter */
   e->slab.k = push + take;
   e->slab.m = 0;
   e->slab.take = take > 0;
@@ -1849,7 +1862,7 @@ static void emit_build(Em *e, Var *x, Expr *rhs, Expr *rest) {
   leaves_of(e->a, res, &dst);
   leaves_of(e->a, r, &src);
   for (int i = 0; i < dst.len; i++)
-    line(e, "%s = %s;", elem_text(e, dst.items[i], name_of(e, rhs->var)),
+    line(e, "%s = %s;", elem_text(e, dst.items[i], counter_text(e, rhs->var)),
          ((CVal *)src.items[i])->expr);
   close_scope(e, saved);
   close_loop(e);
@@ -2151,7 +2164,7 @@ static void emit_fold(Em *e, Var *x, Expr *rhs, Expr *rest) {
   Slab slab = emit_slab_begin(e, rhs, n);
   open_loop(e, rhs->var, n, rhs->args[0]);
   if (tape)
-    save_leaves(e, tape->expr, name_of(e, rhs->var), &leaves);
+    save_leaves(e, tape->expr, counter_text(e, rhs->var), &leaves);
   Scope *saved = open_scope(e);
   CVal *r = emit_block(e, rhs->body, NULL);
   e->slab = slab;
