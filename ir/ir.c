@@ -45,12 +45,24 @@ void arena_free(Arena *a) {
   free(a);
 }
 
+/* Chunks come zeroed from calloc and no byte of one is handed out twice,
+ * so an object needs no memset of its own: for a large chunk the C
+ * library maps fresh pages, which the kernel zeroes as they are first
+ * touched. Zeroing each object again was a sixth of the plugin's time on
+ * long functions, whose derivatives fill hundreds of megabytes. Chunks
+ * double from 64 KB to 4 MB: the many small arenas (a check, a DCE) stay
+ * small, and a large one gets pages straight from the kernel. */
+enum { ARENA_FIRST_CHUNK = 1 << 16, ARENA_MAX_CHUNK = 1 << 22 };
+
 void *arena_alloc(Arena *a, size_t size) {
   size_t align = sizeof(max_align_t);
   size = (size + align - 1) / align * align;
   if (!a->head || a->head->size - a->head->used < size) {
-    size_t chunk = size > 65536 ? size : 65536;
-    Chunk *c = malloc(sizeof *c + chunk);
+    size_t chunk = !a->head ? ARENA_FIRST_CHUNK
+                   : a->head->size < ARENA_MAX_CHUNK ? 2 * a->head->size
+                                                     : ARENA_MAX_CHUNK;
+    chunk = size > chunk ? size : chunk;
+    Chunk *c = calloc(1, sizeof *c + chunk);
     if (!c)
       out_of_memory();
     c->next = a->head;
@@ -60,7 +72,6 @@ void *arena_alloc(Arena *a, size_t size) {
   }
   void *p = (char *)a->head->data + a->head->used;
   a->head->used += size;
-  memset(p, 0, size);
   return p;
 }
 
