@@ -126,6 +126,11 @@ typedef struct Em {
   PtrVec live_saves;  /* LocalSave*: saved, not yet popped, oldest first */
   PtrVec final_saves; /* LocalSave*: in-out saves whose final value is kept */
   Slab slab;
+  /* A frame (emit_frame): consecutive groups of pushes of one block, one
+   * reservation for all. Var of a push, or counter of a slab loop -> the
+   * C text of its first word; frame_left: groups not yet emitted. */
+  VarMap frame_at;
+  int frame_left;
   Diag *err;
   bool failed;
   bool if_result; /* declaring an if's result variables */
@@ -1671,25 +1676,38 @@ static bool has_stack_op(const Expr *e) {
  * without a capacity check, a call and a reload of the stack's top per
  * word: loops that store their residuals (DESIGN 8.22) vectorise again.
  * Returns the state to restore after the loop. */
-static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
-  Slab saved = e->slab;
-  e->slab.ptr = NULL;
-  int push = 0, take = 0;
+/* Whether the steps of loop rhs push (*push words each) or take (*take)
+ * at their body's top level only, so that emit_slab_begin gives the loop a
+ * slab. */
+static bool slab_loop(const Expr *rhs, int *push, int *take) {
+  *push = *take = 0;
   const Expr *b = rhs->body;
   for (; b->kind == E_LET; b = b->body) {
     const Expr *r = b->args[0];
     if (r->kind == E_LOGPUSH)
-      push++;
+      ++*push;
     else if (r->kind == E_LOGTAKE)
-      take++;
+      ++*take;
     else if (has_stack_op(r))
-      return saved;
+      return false;
   }
-  if (!e->log || has_stack_op(b) || (push > 0) == (take > 0))
+  return !has_stack_op(b) && (*push > 0) != (*take > 0);
+}
+
+static Slab emit_slab_begin(Em *e, Expr *rhs, const char *n) {
+  Slab saved = e->slab;
+  e->slab.ptr = NULL;
+  int push, take;
+  if (!e->log || !slab_loop(rhs, &push, &take))
     return saved;
   const char *ptr = nameset_fresh(&e->names, e->a, "chad__slab");
-  line(e, "chad__word *const %s = chad__log_%s(&%s, (long long)%s * %d);", ptr,
-       push ? "reserve" : "release", e->log, n, push + take);
+  const char *in_frame = varmap_get(&e->frame_at, rhs->var);
+  if (in_frame) {
+    line(e, "chad__word *const %s = %s;", ptr, in_frame);
+    e->frame_left--;
+  } else
+    line(e, "chad__word *const %s = chad__log_%s(&%s, (long long)%s * %d);", ptr,
+         push ? "reserve" : "release", e->log, n, push + take);
   line(e, "(void)%s; /* the steps may read none of their words */", ptr);
   e->slab.ptr = ptr;
   e->slab.n = n;
@@ -1723,7 +1741,7 @@ static const char *slab_word(Em *e, bool take) {
  * the run's k bindings. */
 static int emit_word_run(Em *e, Expr *b, Slab *outer) {
   ExprKind kind = b->args[0]->kind;
-  if (e->slab.ptr || !e->log || e->log_in_locals || (kind != E_LOGPUSH && kind != E_LOGTAKE))
+  if (e->slab.ptr || !e->log || e->log_in_locals || kind != E_LOGTAKE)
     return 0;
   int k = 0;
   bool read = false;
@@ -1743,6 +1761,102 @@ static int emit_word_run(Em *e, Expr *b, Slab *outer) {
   line(e, "chad__word *const %s = chad__log_%s(&%s, %d);", ptr, op, e->log, k);
   e->slab = (Slab){.ptr = ptr, .k = k, .take = kind == E_LOGTAKE};
   return k;
+}
+
+/* A number of words: sum over i of max(n[i], 0) * k[i], plus words. */
+enum { FRAME_COUNTS = 8 };
+typedef struct FrameSize {
+  const char *n[FRAME_COUNTS]; /* the C text of a loop's step count */
+  long long k[FRAME_COUNTS];   /* words per step */
+  int counts;
+  long long words;
+} FrameSize;
+
+/* Adds to *size the words a group of a frame pushes: 1 for a push, n k
+ * for a slab loop of n steps of k words (none when n < 0, as
+ * chad__log_reserve). False when the binding is no group, or its count is
+ * not known yet (bound inside the frame), or *size has no room for it. */
+static bool frame_add(Em *e, const Expr *rhs, FrameSize *size) {
+  int push, take;
+  if (rhs->kind == E_LOGPUSH) {
+    size->words++;
+    return true;
+  }
+  if ((rhs->kind != E_SUM && rhs->kind != E_FOLD && rhs->kind != E_FOLDSAVE) ||
+      !slab_loop(rhs, &push, &take) || !push)
+    return false;
+  Expr *n = rhs->args[0];
+  if (n->kind == E_CONST) {
+    size->words += (n->ival > 0 ? n->ival : 0) * push;
+    return true;
+  }
+  if (n->kind != E_VAR || !varmap_has(&e->vals, n->var))
+    return false;
+  const char *t = scalar_text(e, n);
+  int i = 0;
+  while (i < size->counts && strcmp(size->n[i], t) != 0)
+    i++;
+  if (i == FRAME_COUNTS)
+    return false;
+  if (i == size->counts)
+    size->n[size->counts++] = t, size->k[i] = 0;
+  size->k[i] += push;
+  return true;
+}
+
+static const char *frame_size_text(Em *e, const FrameSize *size) {
+  const char *t = NULL;
+  for (int i = 0; i < size->counts; i++) {
+    const char *term = arena_printf(e->a, "(%s > 0 ? (long long)%s * %lld : 0)", size->n[i],
+                                    size->n[i], size->k[i]);
+    t = t ? arena_printf(e->a, "%s + %s", t, term) : term;
+  }
+  if (!t || size->words)
+    t = t ? arena_printf(e->a, "%s + %lld", t, size->words) : arena_printf(e->a, "%lld", size->words);
+  return t;
+}
+
+/* At binding b of a block, outside a slab loop's body: when b starts two or
+ * more groups of pushes (a push, or a slab loop, DESIGN 8.27) with nothing
+ * between them that touches the stack of residual words, one reservation
+ * for all their words, each group's at its offset: the same words in the
+ * same places as one reservation per group, with one capacity check and
+ * one growth path (ADBench's lstm_objective_rev reserved for five loops
+ * and eight pushes in a row, each with its own). */
+static bool emit_frame(Em *e, Expr *b) {
+  if (e->slab.ptr || !e->log || e->log_in_locals || e->frame_left)
+    return false;
+  FrameSize size = {0};
+  PtrVec groups = {0}, before = {0}; /* each group, and the size before it */
+  for (Expr *p = b; p->kind == E_LET; p = p->body) {
+    FrameSize next = size;
+    if (!varmap_has(&e->fused, p->var) && frame_add(e, p->args[0], &next)) {
+      FrameSize *at = arena_alloc(e->a, sizeof *at);
+      *at = size;
+      ptrvec_push(e->a, &groups, p);
+      ptrvec_push(e->a, &before, at);
+      size = next;
+    } else if (has_stack_op(p->args[0]))
+      break;
+  }
+  if (groups.len < 2)
+    return false;
+  const char *frame = nameset_fresh(&e->names, e->a, "chad__frame");
+  for (int i = 0; i < groups.len; i++) {
+    Expr *p = groups.items[i];
+    const FrameSize *at = before.items[i];
+    bool first = !at->counts && !at->words;
+    const char *offset = frame_size_text(e, at);
+    const char *place = p->args[0]->kind == E_LOGPUSH ? arena_printf(e->a, "%s[%s]", frame, offset)
+                        : first                       ? frame
+                                : arena_printf(e->a, "%s + %s", frame, offset);
+    varmap_put(&e->frame_at, p->args[0]->kind == E_LOGPUSH ? p->var : p->args[0]->var,
+               (void *)place);
+  }
+  line(e, "chad__word *const %s = chad__log_reserve(&%s, %s);", frame, e->log,
+       frame_size_text(e, &size));
+  e->frame_left = groups.len;
+  return true;
 }
 
 /* Element idx of array v: `v[idx]`, or for a strided part of another
@@ -2436,8 +2550,10 @@ static void emit_log(Em *e, Var *x, Expr *rhs) {
     break;
   case E_LOGPUSH: {
     Type *t = rhs->args[0]->type;
-    if (e->slab.ptr) {
-      const char *at = slab_word(e, false);
+    const char *in_frame = varmap_get(&e->frame_at, x);
+    if (in_frame || e->slab.ptr) {
+      const char *at = in_frame ? in_frame : slab_word(e, false);
+      e->frame_left -= in_frame != NULL;
       if (t->kind == TY_ARRAY)
         line(e, "%s.p = (const void *)%s;", at, cval_of(e, rhs->args[0])->expr);
       else if (t->kind == TY_INT)
@@ -2623,17 +2739,23 @@ static CVal *emit_block(Em *e, Expr *block, CVal *dest) {
   note_gets(e, block);
   Slab outer;
   int run = 0; /* bindings of a run of pushes or takes still to emit */
+  bool frame = false; /* this block reserved a frame */
   for (; b->kind == E_LET; b = b->body)
     if (!varmap_has(&e->fused, b->var)) {
       varmap_put(&e->depth, b->var, (void *)(long)(e->loops.len + 1));
       if (varmap_has(&e->sincos_done, b->var) || emit_sincos(e, b->var, b->args[0], b->body))
         continue;
-      if (!run)
+      if (!run) {
+        frame = emit_frame(e, b) || frame;
         run = emit_word_run(e, b, &outer);
+      }
       emit_binding(e, b->var, b->args[0], b->body);
       if (run && !--run)
         e->slab = outer;
     }
+  /* every group must have taken its words, or later ones would be off */
+  if (frame && e->frame_left)
+    em_fail(e, "a group of a frame of residual words that was not written");
   CVal *r = cval_of(e, b);
   if (dest)
     assign(e, dest, r);
@@ -2688,6 +2810,7 @@ static void em_done(Em *e) {
   interleave_plan_free(&e->plan);
   varmap_free(&e->used);
   varmap_free(&e->depth);
+  varmap_free(&e->frame_at);
 }
 
 static const char *param_cname(Em *e, Var *v) {
