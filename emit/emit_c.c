@@ -1775,8 +1775,9 @@ typedef struct FrameSize {
 /* Adds to *size the words a group of a frame pushes: 1 for a push, n k
  * for a slab loop of n steps of k words (none when n < 0, as
  * chad__log_reserve). False when the binding is no group, or its count is
- * not known yet (bound inside the frame), or *size has no room for it. */
-static bool frame_add(Em *e, const Expr *rhs, FrameSize *size) {
+ * not known yet (bound inside the frame: in `inside`), or *size has no
+ * room for it. */
+static bool frame_add(Em *e, const Expr *rhs, const VarMap *inside, FrameSize *size) {
   int push, take;
   if (rhs->kind == E_LOGPUSH) {
     size->words++;
@@ -1790,7 +1791,7 @@ static bool frame_add(Em *e, const Expr *rhs, FrameSize *size) {
     size->words += (n->ival > 0 ? n->ival : 0) * push;
     return true;
   }
-  if (n->kind != E_VAR || !varmap_has(&e->vals, n->var))
+  if (n->kind != E_VAR || varmap_has(inside, n->var))
     return false;
   const char *t = scalar_text(e, n);
   int i = 0;
@@ -1828,9 +1829,12 @@ static bool emit_frame(Em *e, Expr *b) {
     return false;
   FrameSize size = {0};
   PtrVec groups = {0}, before = {0}; /* each group, and the size before it */
+  VarMap inside = {0};               /* the variables bound from b on */
   for (Expr *p = b; p->kind == E_LET; p = p->body) {
     FrameSize next = size;
-    if (!varmap_has(&e->fused, p->var) && frame_add(e, p->args[0], &next)) {
+    bool group = !varmap_has(&e->fused, p->var) && frame_add(e, p->args[0], &inside, &next);
+    varmap_put(&inside, p->var, p->var);
+    if (group) {
       FrameSize *at = arena_alloc(e->a, sizeof *at);
       *at = size;
       ptrvec_push(e->a, &groups, p);
@@ -1839,6 +1843,7 @@ static bool emit_frame(Em *e, Expr *b) {
     } else if (has_stack_op(p->args[0]))
       break;
   }
+  varmap_free(&inside);
   if (groups.len < 2)
     return false;
   const char *frame = nameset_fresh(&e->names, e->a, "chad__frame");
