@@ -55,7 +55,7 @@ struct CVal {
  * step, all at its top level, is emitted: the block of the log's stack its
  * steps fill (or empty), reserved once before the loop, so that a push is
  * a store at a computed index (emit_slab_begin). Also while a run of k
- * consecutive pushes (or takes) of one block is emitted (emit_word_run). */
+ * consecutive takes of one block is emitted (emit_word_run). */
 typedef struct Slab {
   const char *ptr;   /* the block's C pointer, NULL when not in such a body */
   const char *n, *i; /* the loop's trip count and counter; i NULL: a run */
@@ -1732,34 +1732,29 @@ static const char *slab_word(Em *e, bool take) {
 }
 
 /* At binding b of a block, outside a slab loop's body: when b starts a run
- * of k >= 2 consecutive pushes (or takes), the block of k words they fill
- * (or empty), reserved (or released) at once, and the run's words become
- * stores (loads) in it: one capacity check and one update of the stack's
- * top for the run, not one per word (the pushes of a loop step whose
- * nested loops keep the step from being a slab loop's, DESIGN 8.27).
- * Returns k, 0 when b starts no run; *outer is the state to restore after
- * the run's k bindings. */
+ * of k >= 2 consecutive takes (the reverse of a step's pushes, which
+ * emit_frame reserved at once), one release of the k words and a load of
+ * each, the newest first: one update of the stack's top for the run, not
+ * one per word. Returns k, 0 when b starts no run; *outer is the state to
+ * restore after the run's k bindings. */
 static int emit_word_run(Em *e, Expr *b, Slab *outer) {
-  ExprKind kind = b->args[0]->kind;
-  if (e->slab.ptr || !e->log || e->log_in_locals || kind != E_LOGTAKE)
+  if (e->slab.ptr || !e->log || e->log_in_locals || b->args[0]->kind != E_LOGTAKE)
     return 0;
   int k = 0;
   bool read = false;
-  for (Expr *p = b; p->kind == E_LET && p->args[0]->kind == kind && !varmap_has(&e->fused, p->var);
+  for (Expr *p = b; p->kind == E_LET && p->args[0]->kind == E_LOGTAKE && !varmap_has(&e->fused, p->var);
        p = p->body, k++)
-    read = read || kind == E_LOGPUSH || varmap_has(&e->used, p->var);
+    read = read || varmap_has(&e->used, p->var);
   if (k < 2)
     return 0;
-  const char *op = kind == E_LOGPUSH ? "reserve" : "release";
   *outer = e->slab;
-  if (!read) { /* residuals nothing reads any more: dropped together */
-    line(e, "(void)chad__log_%s(&%s, %d);", op, e->log, k);
-    e->slab = (Slab){.ptr = "", .k = k, .take = true};
-    return k;
-  }
-  const char *ptr = nameset_fresh(&e->names, e->a, "chad__words");
-  line(e, "chad__word *const %s = chad__log_%s(&%s, %d);", ptr, op, e->log, k);
-  e->slab = (Slab){.ptr = ptr, .k = k, .take = kind == E_LOGTAKE};
+  const char *ptr = "";
+  if (read) {
+    ptr = nameset_fresh(&e->names, e->a, "chad__words");
+    line(e, "chad__word *const %s = chad__log_release(&%s, %d);", ptr, e->log, k);
+  } else /* residuals nothing reads any more: dropped together, no load */
+    line(e, "(void)chad__log_release(&%s, %d);", e->log, k);
+  e->slab = (Slab){.ptr = ptr, .k = k, .take = true};
   return k;
 }
 
@@ -1825,9 +1820,14 @@ static const char *frame_size_text(Em *e, const FrameSize *size) {
  * one growth path (ADBench's lstm_objective_rev reserved for five loops
  * and eight pushes in a row, each with its own). */
 static bool emit_frame(Em *e, Expr *b) {
-  if (e->slab.ptr || !e->log || e->log_in_locals || e->frame_left)
-    return false;
+  /* planned from its first group on, so that scans never overlap: a scan
+   * that finds fewer than two groups ends where the next may begin */
   FrameSize size = {0};
+  VarMap none = {0};
+  if (e->slab.ptr || !e->log || e->log_in_locals || e->frame_left ||
+      varmap_has(&e->fused, b->var) || !frame_add(e, b->args[0], &none, &size))
+    return false;
+  size = (FrameSize){0};
   PtrVec groups = {0}, before = {0}; /* each group, and the size before it */
   VarMap inside = {0};               /* the variables bound from b on */
   for (Expr *p = b; p->kind == E_LET; p = p->body) {
