@@ -615,8 +615,14 @@ static bool bindings_make_arrays(const Bindings *b) {
 static Expr *strip_inner_saves(Rev *s, Expr *e, VarMap *made, bool *unknown);
 static bool updates_stay_inside(Rev *s, Var *x, Expr *rhs);
 
-/* The variable of the primal branch bound to the <math.h> call e (the
- * same function of the same variables), or NULL. */
+/* Is e worth reading from the primal branch rather than computing again:
+ * a <math.h> call, or a division (the 1/theta of a partial, DESIGN 8.65)? */
+static bool costly_primitive(const Expr *e) {
+  return e->kind == E_PRIM && (prim_info(e->op)->cls == PC_MATH || e->op == P_DIV);
+}
+
+/* The variable of the primal branch bound to the costly primitive e (the
+ * same operation on the same variables and constants), or NULL. */
 static Var *primal_call_of(const Bindings *bprimal, const Expr *e) {
   for (int k = 0; k < bprimal->vars.len; k++) {
     const Expr *p = bprimal->rhss.items[k];
@@ -626,24 +632,25 @@ static Var *primal_call_of(const Bindings *bprimal, const Expr *e) {
       continue;
     bool same = true;
     for (int a = 0; a < p->nargs && same; a++)
-      same = p->args[a]->kind == E_VAR && e->args[a]->kind == E_VAR &&
-             p->args[a]->var == e->args[a]->var;
+      same = (p->args[a]->kind == E_VAR || p->args[a]->kind == E_CONST) &&
+             atom_eq(p->args[a], e->args[a]);
     if (same)
       return w;
   }
   return NULL;
 }
 
-/* The reverse branch's <math.h> calls that the primal branch makes too
- * (sin x's partial cos x, where the branch computes cos x itself, inside
- * the linear maps) read the primal's value, which becomes a residual,
+/* The reverse branch's <math.h> calls and divisions that the primal branch
+ * makes too (sin x's partial cos x, where the branch computes cos x itself,
+ * inside the linear maps; the 1/theta of Rodrigues' rotation) read the
+ * primal's value, which becomes a residual,
  * instead of calling again. Copies what it changes: the reverse branch
  * shares subexpressions with the primal one (a loop body it runs again),
  * where the primal's variable is not yet bound (gen seed 51851). */
 static Expr *share_primal_calls(Rev *s, const Bindings *bprimal, Expr *e) {
   if (!e)
     return e;
-  Var *w = e->kind == E_PRIM && prim_info(e->op)->cls == PC_MATH ? primal_call_of(bprimal, e) : NULL;
+  Var *w = costly_primitive(e) ? primal_call_of(bprimal, e) : NULL;
   if (w)
     return ex_var(s->a, w);
   Expr *copy = e;
