@@ -3874,12 +3874,13 @@ char *emit_prototypes_reverse(Module *m, const Func *f) {
   return sb_take(&out);
 }
 
-/* Integer arithmetic that overflows or divides by zero is the input's
- * undefined behaviour, and clang says nothing about it there when its
- * operands are variables. Passing constants on (z = INT_MAX; z + 1
- * becomes 1 + 2147483647) turns it into constant expressions, which clang
- * reports: the generated code, which only repeats the input's behaviour,
- * must not be what fails a -Werror build. */
+/* Integer arithmetic that overflows, divides by zero or shifts out of
+ * range is the input's undefined behaviour, and clang says nothing about
+ * it there when its operands are variables. Passing constants on
+ * (z = INT_MAX; z + 1 becomes 1 + 2147483647; s = 40; 1 << s becomes
+ * 1 << 40) turns it into constant expressions, which clang reports: the
+ * generated code, which only repeats the input's behaviour, must not be
+ * what fails a -Werror build. */
 static const char *quiet_begin =
     "#if defined(__clang__)\n"
     "#pragma clang diagnostic push\n"
@@ -3887,6 +3888,10 @@ static const char *quiet_begin =
     "#pragma clang diagnostic ignored \"-Wdivision-by-zero\"\n"
     "#pragma clang diagnostic ignored \"-Wtautological-constant-out-of-range-compare\"\n"
     "#pragma clang diagnostic ignored \"-Wxor-used-as-pow\"\n"
+    "#pragma clang diagnostic ignored \"-Wshift-count-overflow\"\n"
+    "#pragma clang diagnostic ignored \"-Wshift-count-negative\"\n"
+    "#pragma clang diagnostic ignored \"-Wshift-negative-value\"\n"
+    "#pragma clang diagnostic ignored \"-Wshift-overflow\"\n"
     "#endif\n";
 static const char *quiet_end = "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n";
 
