@@ -108,6 +108,28 @@ static bool from_outside(const Expr *fold, const Bindings *step, const Expr *a) 
   return !used_otherwise(fold->args[1], a->var) && !used_otherwise(fold->body, a->var);
 }
 
+/* A read already moved before the fold: the element `at` of `arr`, now
+ * the variable h. */
+typedef struct Moved {
+  Expr *arr, *at;
+  Var *h;
+} Moved;
+
+/* The variable of an earlier read of the same element before this fold,
+ * or NULL. The step may read one element many times (`a[0]` in each of a
+ * thousand statements): each copy would be its own `if (n > 0)` before
+ * the loop, which CSE cannot merge across branches, and a long run of
+ * branches on one condition is what clang's jump threading takes
+ * quadratic time over (fuzz seed s58, input 18: over 5 minutes at -O2). */
+static Var *moved_before(const PtrVec *moved, const Expr *arr, const Expr *at, const Type *t) {
+  for (int i = 0; i < moved->len; i++) {
+    const Moved *m = moved->items[i];
+    if (atom_eq(m->arr, arr) && atom_eq(m->at, at) && type_eq(m->h->type, t))
+      return m->h;
+  }
+  return NULL;
+}
+
 /* The fold with its invariant reads taken out, their bindings appended
  * to `before`; the fold itself when there are none. */
 static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
@@ -122,6 +144,8 @@ static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
     return fold;
   FinalReads *fr = final_reads_new(s->a, s->body, fold);
   VarMap copies = {0};
+  PtrVec moved = {0};
+  Var *go = NULL;
   bool changed = false;
   for (int k = 0; k < step.vars.len; k++) {
     Var *v = step.vars.items[k];
@@ -136,13 +160,22 @@ static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
     if (!at)
       continue;
     Expr *arr = outer ? r->args[0] : initial_array(s, fold, field, before);
-    Var *go = var_new(s->a, arena_printf(s->a, "hoisted_go_%d", s->made), ty_int());
-    bindings_push(s->a, before, go, ex_prim2(s->a, P_GT, fold->args[0], ex_const_int(s->a, fold->args[0]->type, 0)));
-    Var *h = var_new(s->a, arena_printf(s->a, "hoisted_%d", s->made++), r->type);
-    Expr *read = ex_if(s->a, ex_var(s->a, go), ex_index(s->a, arr, at),
-                       ex_const(s->a, r->type, 0));
-    read->type = r->type;
-    bindings_push(s->a, before, h, read);
+    Var *h = moved_before(&moved, arr, at, r->type);
+    if (!h) {
+      if (!go) {
+        go = var_new(s->a, arena_printf(s->a, "hoisted_go_%d", s->made), ty_int());
+        bindings_push(s->a, before, go,
+                      ex_prim2(s->a, P_GT, fold->args[0], ex_const_int(s->a, fold->args[0]->type, 0)));
+      }
+      h = var_new(s->a, arena_printf(s->a, "hoisted_%d", s->made++), r->type);
+      Expr *read = ex_if(s->a, ex_var(s->a, go), ex_index(s->a, arr, at),
+                         ex_const(s->a, r->type, 0));
+      read->type = r->type;
+      bindings_push(s->a, before, h, read);
+      Moved *m = arena_alloc(s->a, sizeof *m);
+      *m = (Moved){arr, at, h};
+      ptrvec_push(s->a, &moved, m);
+    }
     step.rhss.items[k] = ex_var(s->a, h);
     changed = true;
   }
