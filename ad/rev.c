@@ -211,6 +211,7 @@ typedef struct Rev {
                        residuals -> the fold it runs as (DESIGN 8.55) */
   int eager_sums;   /* how many */
   int eager_depth;  /* > 0 while such a sum's step is generated */
+  Expr *eager_body; /* ... and that step, while eager_depth is 1 */
   int loop_reverses; /* > 0 while a loop body's reverse is generated */
   Expr *ret_b;      /* the seed of f's return value, NULL when inactive */
   FILE *dump;       /* where the store-or-recompute decisions are shown */
@@ -2369,14 +2370,15 @@ static bool stored_reverse_unread(const StoreRev *st, const VarMap *vars) {
 }
 
 /* DESIGN 8.23, the to-be-recorded rule for a loop of f's primal sweep
- * (nesting 0) that carries arrays: does any reverse code that runs after
- * the loop's reverse read their memory? Each carried array must be a
- * version (through updates and copies) of an array f made (build, alloc),
- * and every earlier binding naming one of those versions must be one that
+ * (nesting 0) or of an eager sum's step (8.71) that carries arrays: does
+ * any reverse code that runs after the loop's reverse read their memory?
+ * Each carried array must be a version (through updates and copies) of an
+ * array f made (build, alloc) in `primal`, or of an in-out parameter when
+ * inout_ok, and every earlier binding naming one of those versions must be one that
  * reads no memory in the reverse sweep: that chain of updates itself, an
  * element read, a length, a save, the tuple of the loop's state, or a loop
  * that stored only numbers and whose reverse names none of them. */
-static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal) {
+static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal, bool inout_ok) {
   VarMap rhs_of = {0}, chain = {0}, init_tuples = {0};
   for (int i = 0; i < primal->vars.len; i++)
     varmap_put(&rhs_of, primal->vars.items[i], primal->rhss.items[i]);
@@ -2407,7 +2409,7 @@ static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal) {
         v = r->var;
       else {
         ok = v->type->kind == TY_ARRAY &&
-             (r ? r->kind == E_BUILD || r->kind == E_ALLOC : is_inout_param(s, v));
+             (r ? r->kind == E_BUILD || r->kind == E_ALLOC : inout_ok && is_inout_param(s, v));
         break;
       }
     }
@@ -2481,8 +2483,14 @@ static void loop_forms_restore(Rev *s, LoopForms *f) {
 static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   if (!s->may_store || rhs->kind != E_FOLD || varmap_get(&s->no_store, x))
     return false;
-  bool tbr = !s->tbr && s->nesting == 0 && s->store_depth == 0 &&
-             type_holds_array(rhs->args[1]->type) && carried_memory_unread(s, rhs, primal);
+  /* 8.23 at the top level of f's primal sweep, or of an eager sum's step
+   * (8.71): that step's reverse runs at its end, before the next step, so
+   * the step is f's body in small, save that its arrays must be made in
+   * it (an in-out parameter's final values are f's concern, not a step's) */
+  bool eager_top = s->eager_depth == 1 && s->nesting == 1 && s->eager_body;
+  bool tbr = !s->tbr && (s->nesting == 0 || eager_top) && s->store_depth == 0 &&
+             type_holds_array(rhs->args[1]->type) &&
+             carried_memory_unread(s, rhs, primal, s->nesting == 0);
   if (s->nesting == 0 && contains_loop(rhs->body) && !tbr) {
     /* the outermost loop of a nest in f's primal sweep: its steps are
      * checkpoints (the state saved, each step recomputed once in the
@@ -2511,7 +2519,7 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
     s->tbr_loop = rhs;
   }
   if (tbr) {
-    s->final = final_reads_new(s->a, s->body, rhs);
+    s->final = final_reads_new(s->a, s->nesting == 0 ? s->body : s->eager_body, rhs);
     s->final_result = x;
   }
   const char *why = try_store(s, x, rhs, st, &body);
@@ -2977,7 +2985,9 @@ static bool primal_eager_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
   LoopForms forms = loop_forms_save(s);
   s->nesting++;
   s->eager_depth++;
+  s->eager_body = rhs->body;
   Expr *r = rev_block(s, rhs->body, ct, &step, &rev);
+  s->eager_body = NULL;
   s->eager_depth--;
   s->nesting--;
   s->layer = layer.parent;
