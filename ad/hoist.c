@@ -9,7 +9,9 @@
  * e (ad/final.c, invariant_read), instead binds before the fold
  *     h = if (gt n 0) (index A0 e) 0
  * (A0 the state's array before the loop; no read when no step runs, as in
- * the source) and v = h in the step. So does an element the step reads at
+ * the source) and v = h in the step; several such reads share one branch
+ * that yields their tuple (8.72), and a read of the same element one
+ * variable (8.70). So does an element the step reads at
  * such an e of an array from outside the fold that the fold only reads
  * (GMM's xcentered[i] in Qtimesx's inner loop), which LICM would move in
  * the primal but not in the reverse sweep, where its cotangent is added
@@ -108,7 +110,7 @@ static bool from_outside(const Expr *fold, const Bindings *step, const Expr *a) 
   return !used_otherwise(fold->args[1], a->var) && !used_otherwise(fold->body, a->var);
 }
 
-/* A read already moved before the fold: the element `at` of `arr`, now
+/* A read moved before the fold: the element `at` of `arr`, to be bound to
  * the variable h. */
 typedef struct Moved {
   Expr *arr, *at;
@@ -130,6 +132,40 @@ static Var *moved_before(const PtrVec *moved, const Expr *arr, const Expr *at, c
   return NULL;
 }
 
+/* Binds the moved reads before the fold, under one `if (n > 0)`: one
+ * read is `h = if go (index A e) 0`; several are read in one branch that
+ * yields their tuple, `t = if go (tuple ...) (tuple 0 ...)`, and
+ * `h_i = get i t`. A branch per read made a run of a thousand branches on
+ * one condition for a step reading a[0] to a[999], over which clang's
+ * jump threading took 12 minutes at -O2 (DESIGN 8.70, 8.72). */
+static void bind_moved(Hoist *s, const Expr *fold, const PtrVec *moved, int first,
+                       Bindings *before) {
+  int n = moved->len;
+  Var *go = var_new(s->a, arena_printf(s->a, "hoisted_go_%d", first), ty_int());
+  bindings_push(s->a, before, go,
+                ex_prim2(s->a, P_GT, fold->args[0], ex_const_int(s->a, fold->args[0]->type, 0)));
+  Expr **reads = arena_alloc(s->a, sizeof(Expr *) * (size_t)n);
+  Expr **zeros = arena_alloc(s->a, sizeof(Expr *) * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    const Moved *m = moved->items[i];
+    reads[i] = ex_index(s->a, m->arr, m->at);
+    reads[i]->type = m->h->type;
+    zeros[i] = ex_const(s->a, m->h->type, 0);
+  }
+  if (n == 1) {
+    Expr *read = ex_if(s->a, ex_var(s->a, go), reads[0], zeros[0]);
+    read->type = reads[0]->type;
+    bindings_push(s->a, before, ((Moved *)moved->items[0])->h, read);
+    return;
+  }
+  Expr *all = ex_if(s->a, ex_var(s->a, go), ex_tuple(s->a, n, reads), ex_tuple(s->a, n, zeros));
+  all->type = all->args[1]->type;
+  Var *t = var_new(s->a, arena_printf(s->a, "hoisted_all_%d", first), all->type);
+  bindings_push(s->a, before, t, all);
+  for (int i = 0; i < n; i++)
+    bindings_push(s->a, before, ((Moved *)moved->items[i])->h, ex_get(s->a, i, ex_var(s->a, t)));
+}
+
 /* The fold with its invariant reads taken out, their bindings appended
  * to `before`; the fold itself when there are none. */
 static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
@@ -145,8 +181,7 @@ static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
   FinalReads *fr = final_reads_new(s->a, s->body, fold);
   VarMap copies = {0};
   PtrVec moved = {0};
-  Var *go = NULL;
-  bool changed = false;
+  int first = s->made; /* names the branch after its first read */
   for (int k = 0; k < step.vars.len; k++) {
     Var *v = step.vars.items[k];
     Expr *r = step.rhss.items[k];
@@ -162,27 +197,20 @@ static Expr *hoist_fold(Hoist *s, Expr *fold, Bindings *before) {
     Expr *arr = outer ? r->args[0] : initial_array(s, fold, field, before);
     Var *h = moved_before(&moved, arr, at, r->type);
     if (!h) {
-      if (!go) {
-        go = var_new(s->a, arena_printf(s->a, "hoisted_go_%d", s->made), ty_int());
-        bindings_push(s->a, before, go,
-                      ex_prim2(s->a, P_GT, fold->args[0], ex_const_int(s->a, fold->args[0]->type, 0)));
-      }
+      if (moved.len == 0)
+        first = s->made;
       h = var_new(s->a, arena_printf(s->a, "hoisted_%d", s->made++), r->type);
-      Expr *read = ex_if(s->a, ex_var(s->a, go), ex_index(s->a, arr, at),
-                         ex_const(s->a, r->type, 0));
-      read->type = r->type;
-      bindings_push(s->a, before, h, read);
       Moved *m = arena_alloc(s->a, sizeof *m);
       *m = (Moved){arr, at, h};
       ptrvec_push(s->a, &moved, m);
     }
     step.rhss.items[k] = ex_var(s->a, h);
-    changed = true;
   }
   final_reads_free(fr);
   varmap_free(&copies);
-  if (!changed)
+  if (moved.len == 0)
     return fold;
+  bind_moved(s, fold, &moved, first, before);
   Expr *c = ex_fold(s->a, fold->args[0], fold->args[1], fold->var, fold->var2,
                     bindings_build(s->a, &step, step.result));
   c->type = fold->type;
