@@ -15,7 +15,8 @@
  * seeding and adding of cotangent buffers) or a fold, at most one of
  * them a fold; their steps hold no loop, call, update, scatter or term of
  * the undo log. The lets between that do not depend on L1 move before
- * the fused loop; those that do stay after it, and L2 must not read them.
+ * the fused loop; those that do stay after it, and L2 must not read them,
+ * nor read memory they write or write memory they read (8.73).
  * The caller runs the pass again until it fuses nothing.
  *
  * Why: loop fusion before AD (fuse.c) joins primal loops; the reverse
@@ -138,6 +139,46 @@ static bool meets(const Step *writer, const Step *other) {
   return false;
 }
 
+/* Records the memory a binding between the loops names: an element read
+ * (`index A e`) reads A; any other mention of an array (an addition into
+ * it, a call or a log term given it) may write it. */
+static void note_memory(Sweep *s, Step *st, const Expr *e) {
+  if (!e)
+    return;
+  if (e->kind == E_VAR && type_holds_array(e->type)) {
+    touch(s, st, e, e, true);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *a = e->args[i];
+    if (i == 0 && e->kind == E_INDEX && a->kind == E_VAR)
+      touch(s, st, a, e->args[1], false);
+    else
+      note_memory(s, st, a);
+  }
+  if (e->kind == E_LET || expr_is_loop(e))
+    note_memory(s, st, e->body);
+}
+
+/* May a binding that ran between the loops, and after fusion runs after
+ * the second loop's steps (it depends on the first loop), see memory the
+ * second step changes, or change memory that step reads? Gen seed 246550:
+ * the cotangent of `v5 = t4[2]`, added into t4's buffer after the first
+ * reverse loop, came after the build's reverse loop that read the buffer,
+ * and was lost. */
+static bool crosses(Sweep *s, const Expr *between, const Expr *l2) {
+  Step b = {.counter = l2->var}, m = {0};
+  analyse(s, &b, l2->body);
+  note_memory(s, &m, between);
+  bool crossed = b.refused || m.refused;
+  for (const Touch *t = m.touches; t && !crossed; t = t->next)
+    for (const Touch *o = b.touches; o && !crossed; o = o->next)
+      crossed = o->base == t->base && (t->writes || o->writes);
+  free_step(&b);
+  free_step(&m);
+  return crossed;
+}
+
 static bool fusable(Sweep *s, const Expr *l1, const Expr *l2) {
   if (!atom_eq(l1->args[0], l2->args[0]) || !type_eq(l1->var->type, l2->var->type) ||
       (l1->kind == E_FOLD && l2->kind == E_FOLD) ||
@@ -222,6 +263,8 @@ static bool try_pair(Sweep *s, Bindings *b, int first) {
     const Var *x = after.keys[k];
     ok = !x || !expr_mentions(l2, x);
   }
+  for (int k = first + 1; ok && k < second; k++)
+    ok = !varmap_has(&after, b->vars.items[k]) || !crosses(s, b->rhss.items[k], l2);
   ok = ok && fusable(s, l1, l2);
   if (!ok) {
     varmap_free(&after);
