@@ -9,10 +9,11 @@
  * in a canonical order first. Operations are pure, calls included; array
  * reads are left alone because cotangent buffers change under E_ACCUM and
  * updates and the undo log change other arrays, but for the reads of a
- * parameter (or a view of one) that nothing writes (`collect_read_only`:
- * every mention of it is a read, a length, a view or an argument of a call
- * that returns no array): the C compiler cannot merge those across the
- * stores into the cotangents between them (DESIGN 8.63). Loops,
+ * parameter, or of an array the function builds, (or a view of one) that
+ * nothing writes (`collect_read_only`: every mention of it is a read, a
+ * length, a view or an argument of a call that returns no array): the C
+ * compiler cannot merge those across the stores into the cotangents
+ * between them (DESIGN 8.63, 8.74). Loops,
  * allocations, updates (each consumes its array: two are never one) and
  * effects are never merged. Equal constant tables are. Tuples are not:
  * they cost nothing, and a loop body's tuple merged into an equal one

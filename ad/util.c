@@ -609,6 +609,7 @@ typedef struct Mentions {
   VarMap all;     /* Var -> its number of mentions */
   VarMap reads;   /* Var -> mentions as the array of an index, len or view */
   VarMap views;   /* Var bound to (view a k) -> a's Var */
+  VarMap fresh;   /* Var bound to a build or an alloc: memory of its own */
 } Mentions;
 
 static void count_mention(Var *v, void *ctx) {
@@ -622,6 +623,8 @@ static void note_mentions(Mentions *mn, Expr *e) {
     Expr *r = e->args[0];
     if (r->kind == E_VIEW && r->args[0]->kind == E_VAR)
       varmap_put(&mn->views, e->var, r->args[0]->var);
+    if (r->kind == E_BUILD || r->kind == E_ALLOC)
+      varmap_put(&mn->fresh, e->var, e->var);
     note_mentions(mn, r);
   }
   if ((e->kind == E_INDEX || e->kind == E_LEN || e->kind == E_VIEW) && e->args[0]->kind == E_VAR)
@@ -648,15 +651,35 @@ static bool only_read(const Mentions *mn, const Var *v) {
   return v->type->kind == TY_ARRAY && varmap_get(&mn->all, v) == varmap_get(&mn->reads, v);
 }
 
+/* The arrays some view of which (at any depth) is mentioned other than
+ * to be read: memory written through a view although the array itself
+ * is only read. */
+static void written_through_views(const Mentions *mn, VarMap *out) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < mn->views.cap; i++) {
+      const Var *u = mn->views.keys[i], *base = mn->views.vals[i];
+      if (u && !varmap_has(out, base) && (!only_read(mn, u) || varmap_has(out, u))) {
+        varmap_put(out, base, (void *)base);
+        grew = true;
+      }
+    }
+  }
+}
+
 void collect_read_only(Expr *e, VarMap *out) {
   Mentions mn = {0};
   note_mentions(&mn, e);
   expr_visit_vars(e, count_mention, &mn.all);
+  VarMap written = {0};
+  written_through_views(&mn, &written);
   for (int i = 0; i < mn.all.cap; i++) {
     const Var *v = mn.all.keys[i];
-    if (v && !varmap_has(&mn.binders, v) && only_read(&mn, v))
+    if (v && (!varmap_has(&mn.binders, v) || varmap_has(&mn.fresh, v)) && only_read(&mn, v) &&
+        !varmap_has(&written, v))
       varmap_put(out, v, (void *)v);
   }
+  varmap_free(&written);
   for (bool grew = true; grew;) {
     grew = false;
     for (int i = 0; i < mn.views.cap; i++) {
@@ -672,4 +695,5 @@ void collect_read_only(Expr *e, VarMap *out) {
   varmap_free(&mn.all);
   varmap_free(&mn.reads);
   varmap_free(&mn.views);
+  varmap_free(&mn.fresh);
 }

@@ -121,10 +121,11 @@ Expr *rewrite_first_pair(Arena *a, Expr *e, bool (*candidate)(const Expr *rhs),
                          bool (*attempt)(void *ctx, Bindings *b, int k), void *ctx);
 
 /* Adds to `out` the arrays of e that nothing writes: parameters (free in
- * e) every mention of which is a read, a length, a view or an argument of
- * a call that returns no array (nor adds into buffers), and views of them
- * bound in e, mentioned only so too. Reading one twice gives the same
- * value wherever e reads it (cse.c). */
+ * e) and arrays e builds or allocates, every mention of which is a read, a
+ * length, a view or an argument of a call that returns no array (nor adds
+ * into buffers), no view of which is mentioned otherwise, and views of
+ * them bound in e, mentioned only so too. Reading one twice gives the
+ * same value wherever e reads it (cse.c, DESIGN 8.74). */
 void collect_read_only(Expr *e, VarMap *out);
 
 /* Replaces references to variables in `subst` (Var* -> Expr* atom) by the
