@@ -2374,10 +2374,11 @@ static bool stored_reverse_unread(const StoreRev *st, const VarMap *vars) {
  * any reverse code that runs after the loop's reverse read their memory?
  * Each carried array must be a version (through updates and copies) of an
  * array f made (build, alloc) in `primal`, or of an in-out parameter when
- * inout_ok, and every earlier binding naming one of those versions must be one that
- * reads no memory in the reverse sweep: that chain of updates itself, an
- * element read, a length, a save, the tuple of the loop's state, or a loop
- * that stored only numbers and whose reverse names none of them. */
+ * inout_ok, and every earlier binding naming one of those versions must
+ * be one that reads no memory in the reverse sweep: that chain of updates
+ * itself, an element read, a length, a save, the tuple of the loop's
+ * state, or a loop that stored only numbers and whose reverse names none
+ * of them. */
 static bool carried_memory_unread(Rev *s, Expr *rhs, const Bindings *primal, bool inout_ok) {
   VarMap rhs_of = {0}, chain = {0}, init_tuples = {0};
   for (int i = 0; i < primal->vars.len; i++)
