@@ -927,7 +927,7 @@ FlatSig &Flattener::signature(const FunctionDecl *f) {
         sv->var = p;
         sv->name = p->getNameAsString();
         sv->role = byValue ? StructRole::ByValue : StructRole::ByPointer;
-        sv->type = byValue ? t : t->getPointeeType().getUnqualifiedType();
+        sv->type = byValue ? t.getUnqualifiedType() : t->getPointeeType().getUnqualifiedType();
         sv->constData = byPointer && t->getPointeeType().isConstQualified();
         std::vector<const FieldDecl *> path;
         collectLeaves(rt->getDecl(), path, sv->leaves, f->getASTContext(),
@@ -2431,8 +2431,11 @@ std::string Flattener::wrappers(const FlatSig &sig, bool rev, bool prototypesOnl
         if (inactive)
           continue;
         if (isScalarFloat(t)) {
+          // the adjoint of `const double a` is written: its pointer is to
+          // double, as for a function without structs (fuzz seed s63)
           std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
-          params.push_back(declare(rev ? typeName(t, c) + " *" : typeName(t, c), sn));
+          std::string st = typeName(t.getUnqualifiedType(), c);
+          params.push_back(declare(rev ? st + " *" : st, sn));
           args.push_back(sn);
         } else if (QualType st = pointerShadow(t, rev, c, cls); !st.isNull()) {
           std::string sn = freshName(taken, rev ? pn + "_b" : "d" + pn);
