@@ -43,6 +43,7 @@ import argparse
 import random
 import re
 import sys
+import zlib
 
 MATH = ("sqrt exp log log1p expm1 pow sin cos tan asin acos atan atan2 sinh cosh tanh "
         "fabs fmin fmax hypot erf cbrt floor ceil round lgamma tgamma exp2 log2 log10 fma "
@@ -433,6 +434,9 @@ class Gen:
         # at indices other than the counter (DESIGN.md 8.61: a scatter into
         # an array a loop carries lost its cotangent)
         self.rsc = random.Random(seed * 433494437 + 79)
+        # top-level qualifiers on scalar and struct parameters (`const
+        # double a0`, `const S s`: DESIGN.md 8.75, the wrappers' shadows)
+        self.rcq = random.Random(seed * 452930459 + 83)
         self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.next_id = 0
@@ -2298,6 +2302,7 @@ class Gen:
         fn = Func()
         fn.id = self.newid()
         fn.name = "f%d" % k
+        fn.cq_draw = self.rcq.random()  # which parameters are `const` (signature)
         fn.T = T
         fn.n = n
         fn.idx_type = self.idx_type
@@ -2692,7 +2697,31 @@ def rows_arg(g, param, a, writable=False):
     return "(%s%s (*)[%d])(%s)" % ("" if writable else "const ", g.T, g.rows[param][0], a)
 
 
-def signature(fn, name, annotated):
+def const_param(fn, nm):
+    """Is scalar parameter nm declared `const` (DESIGN.md 8.75: the struct
+    wrappers gave its shadow the qualifier)? A draw per function
+    (fn.cq_draw) and the name decide, so that the annotated function and
+    its plain copy agree; about one function in three has some. (Bodies
+    write the fields of struct parameters passed by value, so those stay
+    unqualified; tests/e2e/struct_const_params.c has `const S p`.)"""
+    draw = getattr(fn, "cq_draw", 1.0)
+    return draw < 0.35 and (zlib.crc32(nm.encode()) + int(draw * 1000)) % 2 == 0
+
+
+def written_params(fn, lines):
+    """The scalar parameters a rendered body assigns, increments or takes
+    the address of: they cannot be `const`."""
+    text = "\n".join(lines)
+    out = set()
+    for p in fn.params:
+        nm = p[1]
+        if re.search(r"(?<![\w.>])%s\s*(=(?!=)|\+=|-=|\*=|/=|\+\+|--)|(\+\+|--|&)\s*%s\b"
+                     % (nm, nm), text):
+            out.add(nm)
+    return out
+
+
+def signature(fn, name, annotated, written=frozenset()):
     T = fn.T
     ps = []
     for p in fn.params:
@@ -2719,7 +2748,8 @@ def signature(fn, name, annotated):
         elif kind == "int":
             ps.append("%s %s" % (fn.mty, nm))
         else:
-            ps.append("%s %s" % (T, nm))
+            ps.append("%s%s %s" % ("const " if nm not in written and const_param(fn, nm) else "",
+                                   T, nm))
     ret = T if fn.ret else "void"
     if fn.sret is not None:
         ret = fn.sret_spell
@@ -2728,14 +2758,15 @@ def signature(fn, name, annotated):
 
 
 def render_fn(fn, st, instr):
-    out = [signature(fn, ("gm_" if instr else "") + fn.name, not instr) + " {"]
+    out = []
     for a, (cols, form) in sorted(fn.rows.items()):
         flat = (form % a).replace("$T", fn.T).replace("$C", str(cols))
         out.append("    const %s *%s = %s;" % (fn.T, a, flat))
     for s in fn.body:
         rs(s, fn.T, st, instr, 1, out)
     out.append("}")
-    return "\n".join(out)
+    head = signature(fn, ("gm_" if instr else "") + fn.name, not instr, written_params(fn, out))
+    return "\n".join([head + " {"] + out)
 
 
 def sarr_harness(sp, v, d, b, nin, nout, pre, post):
