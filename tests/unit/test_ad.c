@@ -1036,9 +1036,10 @@ static void test_tbr(void) {
   Diag d;
   char *c = emit_definitions(m, module_find(m, "made"), &d);
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-  if (!strstr(c, "chad__slot_get(&"))
+  bool slot = strstr(c, "chad__slot_get(&") || strstr(c, "chad__slot_block(&");
+  if (!slot)
     fprintf(stderr, "%s\n", c);
-  CU_ASSERT(strstr(c, "chad__slot_get(&") != NULL);
+  CU_ASSERT(slot);
   free(c);
   module_free(m);
 }
@@ -1086,8 +1087,12 @@ static void test_slot_hoist(void) {
     snprintf(sig, sizeof sig, "double %s_rev(", names[f]);
     const char *body = strstr(c, sig);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
-    int gets = occurrences(body, "chad__slot_get(&"), hoisted = occurrences(body, "_block = chad__slot_get(&");
-    bool ok = f == 0 ? gets > 0 && hoisted == gets && strstr(body, "(n) > 0 && (n) > 0 ? (m) : 0")
+    /* a block taken before the loops comes from the out-of-line
+     * chad__slot_block (DESIGN 8.76), one taken at the site from the
+     * inlined chad__slot_get */
+    int gets = occurrences(body, "chad__slot_get(&");
+    int hoisted = occurrences(body, "_block = chad__slot_block(&");
+    bool ok = f == 0 ? gets == 0 && hoisted > 0 && strstr(body, "(n) > 0 && (n) > 0 ? (m) : 0")
                      : gets > 0 && hoisted == 0;
     if (!ok)
       fprintf(stderr, "%s: %d slot gets, %d taken before a loop\n%s\n", names[f], gets, hoisted, body);
