@@ -84,5 +84,8 @@ Expr *fuse_sweeps(Module *m, Expr *body, FILE *dump, const char *fname);
 /* Buffers one loop alone touches, step i only at element i: a number per
  * step (not ANF). */
 Expr *scalarize_buffers(Module *m, Expr *body);
+/* Cotangent buffers whose first use, a sum, sets each element once:
+ * built with those elements instead (ANF kept). */
+Expr *fill_buffers(Module *m, Expr *body);
 
 #endif

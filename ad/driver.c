@@ -257,9 +257,7 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
  * (ad/scalarize.c); then CSE and DCE over the fused steps (unless
  * opt->no_fuse). Runs on f$rev only, after its halves were split off: a
  * fused loop may join the primal and the reverse sweep. */
-static bool sweep_stage(Module *m, Func *g, const AdOptions *opt, Diag *err) {
-  if (opt && opt->no_fuse)
-    return true;
+static bool fuse_stage(Module *m, Func *g, const AdOptions *opt, Diag *err) {
   Expr *body = g->body;
   for (int round = 0; round < MAX_FUSIONS; round++) {
     Expr *fused = fuse_sweeps(m, body, opt ? opt->dump : NULL, g->name);
@@ -278,6 +276,23 @@ static bool sweep_stage(Module *m, Func *g, const AdOptions *opt, Diag *err) {
   if (!check_stage(m, g, CHECK_FINAL, "reverse loop fusion", err))
     return false;
   dump_func(opt, "with reverse loops fused", g);
+  return true;
+}
+
+/* f$rev's last stage: the loops of its sweeps fused (unless
+ * opt->no_fuse), then cotangent buffers that a sum fills from the start
+ * built with their elements (ad/fill.c), after fusion and scalarisation
+ * had their chance at them. */
+static bool sweep_stage(Module *m, Func *g, const AdOptions *opt, Diag *err) {
+  if (!(opt && opt->no_fuse) && !fuse_stage(m, g, opt, err))
+    return false;
+  Expr *filled = fill_buffers(m, g->body);
+  if (filled == g->body)
+    return true;
+  g->body = dce_expr(m, filled);
+  if (!check_stage(m, g, CHECK_FINAL, "filled buffers", err))
+    return false;
+  dump_func(opt, "with buffers filled", g);
   return true;
 }
 
