@@ -4977,6 +4977,14 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
                  FILE *dump, bool *eager, Diag *err) {
   Rev s = {.m = m, .a = m->arena, .f = f, .names = param_names, .err = err,
            .may_store = may_store, .dump = dump};
+  /* C returns no arrays (lowering passes them as output parameters, whose
+   * seeds are the caller's buffers); an IR function that does has no
+   * buffer for its result's cotangent, and its seed would be dropped */
+  if (type_holds_array(func_num_outputs(f) ? f->ret->elems[0] : f->ret)) {
+    diag_set(err, f->loc, "'%s' returns an array: reverse mode takes arrays only as "
+                          "output parameters", f->name);
+    return NULL;
+  }
   Func copied = *f;
   copied.body = outputs_as_tuple(&s, f);
   f = &copied;
