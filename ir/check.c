@@ -70,8 +70,9 @@
  *   - a loop body may consume only arrays made inside it (and a fold's
  *     state): an array from outside would be consumed again by the next
  *     iteration. A fold whose body consumes its state consumes its initial
- *     state, and its body may not return an array from outside the loop as
- *     that state;
+ *     state, from the first step on: its body may not read that array (the
+ *     state is its memory, updated in place), nor return an array from
+ *     outside the loop as the next state;
  *   - `len` of a consumed array is allowed: updates keep the length, and
  *     the length of an array is not read from its elements;
  * Errors are located at the offending reference (or update) and name the
@@ -1032,6 +1033,11 @@ typedef struct Root {
   const char *name; /* the variable that first named it, for messages */
   int depth;
   const Expr *by;
+  /* While the body of a fold whose initial state it is is checked: that
+   * fold, and the first reference to the root in the body (NULL: none).
+   * If the body updates its state, the state is this root's memory from
+   * the first step on, so no reference in the body may read it. */
+  const Expr *watch, *seen;
 } Root;
 
 /* What a value may alias: per array leaf (in type order), the roots. */
@@ -1152,6 +1158,12 @@ static Alias *lin_var(Lin *l, const Expr *at, Var *v, int field, bool *ok) {
   const Root *r = consumed_root(al);
   if (r)
     *ok = use_after_consume(l, at, v->name, r);
+  for (int k = 0; al && k < al->n; k++)
+    for (int i = 0; i < al->leaves[k].len; i++) {
+      Root *w = al->leaves[k].items[i];
+      if (w->watch && !w->seen)
+        w->seen = at;
+    }
   return al;
 }
 
@@ -1263,8 +1275,28 @@ static Alias *lin_loop(Lin *l, Expr *e, bool *ok) {
     irmap_put(&l->vars, e->var2, state);
   }
   irmap_put(&l->vars, e->var, NULL);
+  /* the initial state's roots, watched for references in the body */
+  PtrVec watched = {0}, saved = {0};
+  for (int k = 0; state && vals[1] && k < vals[1]->n; k++)
+    for (int i = 0; i < vals[1]->leaves[k].len; i++) {
+      Root *r = vals[1]->leaves[k].items[i];
+      ptrvec_push(l->a, &watched, r);
+      ptrvec_push(l->a, &saved, (void *)r->watch);
+      ptrvec_push(l->a, &saved, (void *)r->seen);
+      r->watch = e;
+      r->seen = NULL;
+    }
   Alias *body = lin_expr(l, e->body, ok);
   bool consumes_state = *ok && state && any_consumed(state);
+  for (int i = 0; i < watched.len; i++) {
+    Root *r = watched.items[i];
+    if (consumes_state && r->seen && r->watch == e && *ok)
+      *ok = fail(l->c, r->seen, "'%s' is the initial state of the %s at %d:%d, which updates "
+                 "it in place: its body may not read it", r->name, kind_name(e), e->loc.line,
+                 e->loc.col);
+    r->watch = saved.items[2 * i];
+    r->seen = saved.items[2 * i + 1];
+  }
   Alias *escaping = outer_part(l, body);
   if (consumes_state && any_root(escaping))
     *ok = fail(l->c, e->body, "the body of this '%s' updates its state but returns an "
