@@ -1355,6 +1355,8 @@ static Alias *lin_expr(Lin *l, Expr *e, bool *ok) {
   case E_SUM:
   case E_FOLD:
   case E_FOLDSAVE:
+  case E_WHILE:
+  case E_WHILESAVE:
   case E_SCATTER:
     return lin_loop(l, e, ok);
   default:
