@@ -52,6 +52,8 @@ Expr *materialize_expr(Module *m, Expr *e);  /* zeros and tangent plus -> code *
 Expr *materialize_cotangents(Module *m, Expr *e); /* same, float zeros as -0 */
 Expr *simplify_expr(Module *m, Expr *e);     /* local rewrites, let inlining */
 Expr *cse_expr(Module *m, Expr *e);          /* common subexpressions */
+Expr *cse_primal_expr(Module *m, Expr *e);   /* the same on f's own body:
+                                                every array read too */
 Expr *dce_expr(Module *m, Expr *e);          /* dead lets, dead tuple fields */
 Expr *flatten_ifs(Module *m, Expr *e);       /* if results: flat tuples */
 Expr *licm_expr(Module *m, Expr *e);         /* loop-invariant code motion */

@@ -13,7 +13,9 @@
  * nothing writes (`collect_read_only`: every mention of it is a read, a
  * length, a view or an argument of a call that returns no array): the C
  * compiler cannot merge those across the stores into the cotangents
- * between them (DESIGN 8.63, 8.74). Loops,
+ * between them (DESIGN 8.63, 8.74). On f's own body before AD
+ * (cse_primal_expr) every read is merged with an equal earlier one: there
+ * each array version is read only while live (DESIGN 8.78). Loops,
  * allocations, updates (each consumes its array: two are never one) and
  * effects are never merged. Equal constant tables are. Tuples are not:
  * they cost nothing, and a loop body's tuple merged into an equal one
@@ -44,6 +46,7 @@ typedef struct Cse {
   VarMap subst;
   VarMap fused;      /* products a sum contracts with (Expr.contract) */
   VarMap read_only;  /* arrays nothing writes: parameters and their views */
+  bool all_reads;    /* f's own body: every read of one array version is one */
 } Cse;
 
 /* A product that a sum contracts with stays its own: C computes one
@@ -108,7 +111,8 @@ static bool cse_candidate(const Cse *s, const Expr *rhs) {
   switch (rhs->kind) {
   case E_INDEX: /* a read of memory nothing writes */
   case E_VIEW:
-    return rhs->args[0]->kind == E_VAR && varmap_has(&s->read_only, rhs->args[0]->var) &&
+    return rhs->args[0]->kind == E_VAR &&
+           (s->all_reads || varmap_has(&s->read_only, rhs->args[0]->var)) &&
            expr_is_atom(rhs->args[1]);
   case E_TABLE: /* immutable: two equal tables are one (unlike alloc's
                    buffers, which are written) */
@@ -246,8 +250,8 @@ static Expr *cse_block(Cse *s, Expr *e) {
   return r;
 }
 
-Expr *cse_expr(Module *m, Expr *e) {
-  Cse s = {.a = m->arena};
+static Expr *cse_run(Module *m, Expr *e, bool all_reads) {
+  Cse s = {.a = m->arena, .all_reads = all_reads};
   note_fused(&s, e);
   collect_read_only(e, &s.read_only);
   Expr *r = cse_block(&s, e);
@@ -257,3 +261,14 @@ Expr *cse_expr(Module *m, Expr *e) {
   varmap_free(&s.read_only);
   return r;
 }
+
+Expr *cse_expr(Module *m, Expr *e) { return cse_run(m, e, false); }
+
+/* f's body before AD has the IR's value semantics whole: an array version
+ * is read only while it is live (the checker refuses a read after the
+ * update, fold or call that consumed it, and a fold's body reading the
+ * array its state updates in place), so two reads of one version at one
+ * index are one value wherever they are. Derivatives restore memory from
+ * the undo log under the same names, so there only read-only arrays'
+ * reads are merged (cse_expr). */
+Expr *cse_primal_expr(Module *m, Expr *e) { return cse_run(m, e, true); }

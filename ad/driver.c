@@ -228,7 +228,7 @@ static bool primal_stages(Module *m, Func **fr, bool unswitch, NameSet *names,
           * computed once, before the loop: the reverse sweep then has them
           * without storing them per step */
          primal_stage(m, fr,
-                      dce_expr(m, cse_expr(m, licm_primal_expr(m, cse_expr(m, (*fr)->body)))),
+                      dce_expr(m, cse_primal_expr(m, licm_primal_expr(m, cse_primal_expr(m, (*fr)->body)))),
                       "invariant code motion", "with invariant values hoisted", names, opt,
                       err)))
     return false;
