@@ -47,6 +47,7 @@ typedef struct Cse {
   VarMap fused;      /* products a sum contracts with (Expr.contract) */
   VarMap read_only;  /* arrays nothing writes: parameters and their views */
   bool all_reads;    /* f's own body: every read of one array version is one */
+  VarMap call_written; /* arrays a call writes in place (never merged) */
 } Cse;
 
 /* A product that a sum contracts with stays its own: C computes one
@@ -112,7 +113,8 @@ static bool cse_candidate(const Cse *s, const Expr *rhs) {
   case E_INDEX: /* a read of memory nothing writes */
   case E_VIEW:
     return rhs->args[0]->kind == E_VAR &&
-           (s->all_reads || varmap_has(&s->read_only, rhs->args[0]->var)) &&
+           ((s->all_reads && !varmap_has(&s->call_written, rhs->args[0]->var)) ||
+            varmap_has(&s->read_only, rhs->args[0]->var)) &&
            expr_is_atom(rhs->args[1]);
   case E_TABLE: /* immutable: two equal tables are one (unlike alloc's
                    buffers, which are written) */
@@ -250,15 +252,34 @@ static Expr *cse_block(Cse *s, Expr *e) {
   return r;
 }
 
+/* Adds each array variable e passes to a written (output or in-out)
+ * parameter of a callee: a custom function's, which writes it in place
+ * (DESIGN 8.25; other such callees are inlined before the primal stages). */
+static void note_call_written(Module *m, const Expr *e, VarMap *out) {
+  for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
+    if (e->kind == E_CALL) {
+      Func *callee = module_find(m, e->name);
+      for (int i = 0; callee && i < e->nargs && i < callee->nparams; i++)
+        if (func_param_written(callee, i) && e->args[i]->kind == E_VAR)
+          varmap_put(out, e->args[i]->var, e->args[i]->var);
+    }
+    for (int i = 0; i < e->nargs; i++)
+      note_call_written(m, e->args[i], out);
+  }
+}
+
 static Expr *cse_run(Module *m, Expr *e, bool all_reads) {
   Cse s = {.a = m->arena, .all_reads = all_reads};
   note_fused(&s, e);
   collect_read_only(e, &s.read_only);
+  if (all_reads)
+    note_call_written(m, e, &s.call_written);
   Expr *r = cse_block(&s, e);
   free(s.buckets);
   varmap_free(&s.subst);
   varmap_free(&s.fused);
   varmap_free(&s.read_only);
+  varmap_free(&s.call_written);
   return r;
 }
 
