@@ -84,6 +84,16 @@ void varmap_free(VarMap *m) {
 
 void bindings_of(Arena *a, Expr *e, Bindings *out) {
   memset(out, 0, sizeof *out);
+  /* room for the whole chain at once: grown by doubling, a long chain's
+   * vectors left every smaller copy behind in the arena */
+  int n = 0;
+  for (const Expr *l = e; l->kind == E_LET; l = l->body)
+    n++;
+  if (n > 8) {
+    out->vars.items = arena_alloc(a, sizeof(void *) * (size_t)n);
+    out->rhss.items = arena_alloc(a, sizeof(void *) * (size_t)n);
+    out->vars.cap = out->rhss.cap = n;
+  }
   while (e->kind == E_LET) {
     bindings_push(a, out, e->var, e->args[0]);
     e = e->body;
