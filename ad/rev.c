@@ -1786,7 +1786,11 @@ static bool tape_reads_carried(const Bindings *bprimal, Var *v, const VarMap *or
 
 /* Drops the bindings of rev that compute a pure value nothing reads (a
  * projection give_back_init made and did not need): they would make a
- * residual of what they read. */
+ * residual of what they read. The same holds inside a kept loop or
+ * branch: the reverse of a `build` or an `if` evaluates its primal body
+ * again, and what the body's reverse does not need of it is dead there
+ * (DESIGN 8.79); `dce_expr` removes it, keeping every write into a buffer
+ * bound outside (the step's cotangent buffers, the caller's adjoints). */
 static void drop_unread(Rev *s, StoreRev *st) {
   Bindings kept = {0};
   VarMap live = {0};
@@ -1803,9 +1807,18 @@ static void drop_unread(Rev *s, StoreRev *st) {
     if (keep[i])
       expr_visit_vars(rhs, note_ref, &live);
   }
-  for (int i = 0; i < st->rev.vars.len; i++)
-    if (keep[i])
-      bindings_push(s->a, &kept, st->rev.vars.items[i], st->rev.rhss.items[i]);
+  for (int i = 0; i < st->rev.vars.len; i++) {
+    if (!keep[i])
+      continue;
+    Expr *rhs = st->rev.rhss.items[i];
+    if (expr_is_loop(rhs) || rhs->kind == E_IF) {
+      /* dce_expr cleans the right-hand sides of a let chain */
+      Var *x = st->rev.vars.items[i];
+      Expr *e = dce_expr(s->m, ex_let(s->a, x, rhs, ex_var(s->a, x)));
+      rhs = e->kind == E_LET ? e->args[0] : rhs;
+    }
+    bindings_push(s->a, &kept, st->rev.vars.items[i], rhs);
+  }
   st->rev = kept;
   varmap_free(&live);
 }
