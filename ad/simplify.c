@@ -8,7 +8,9 @@
  * are linear in a structurally zero operand give a structural zero (mul,
  * div of a zero, neg, conversions, and the backpropagator call g$bwd with a
  * zero cotangent); a tuple of zeros is a zero; the length of an array
- * whose length is known (build, alloc, scatter, update, table) is that length.
+ * whose length is known (build, alloc, scatter, update, table, and a field
+ * of a fold's result that every step gives back updated: DESIGN 8.79) is
+ * that length.
  * `update` stays an ordinary binding: only atoms are propagated, so no read
  * of an array moves past the update that consumes it. Only *structural* zeros are
  * folded: a numeric 0.0 is never assumed to annihilate (0 * inf is NaN).
@@ -30,6 +32,8 @@ typedef struct Simp {
   VarMap tuples; /* Var -> E_TUPLE right-hand side bound to it */
   VarMap negs;   /* Var bound to (neg y) -> the atom y */
   VarMap lengths; /* array Var -> atom of its length, when known */
+  VarMap field_lengths; /* Var of a fold's result -> Expr *[fields]: the
+                         * length of each array field the steps keep */
   NameSet *names;
 } Simp;
 
@@ -192,9 +196,75 @@ static Expr *resolve_operands(Simp *s, Expr *rhs) {
   return n;
 }
 
+/* Is field k of a fold's result a version of field k of its state: does
+ * the step give back, through updates, scatters and copies, the array it
+ * took from its state? Then every step keeps that field's length. */
+static bool step_keeps_field(Simp *s, const Expr *fold, int k) {
+  Bindings b = {0};
+  bindings_of(s->a, fold->body, &b);
+  VarMap rhs_of = {0};
+  for (int i = 0; i < b.vars.len; i++)
+    varmap_put(&rhs_of, b.vars.items[i], b.rhss.items[i]);
+  const Expr *r = b.result->kind == E_VAR ? varmap_get(&rhs_of, b.result->var) : b.result;
+  bool kept = false;
+  if (r && r->kind == E_TUPLE && k < r->nargs) {
+    const Expr *v = r->args[k];
+    for (int steps = 0; v->kind == E_VAR && steps <= b.vars.len; steps++) {
+      const Expr *d = varmap_get(&rhs_of, v->var);
+      if (!d)
+        break;
+      if (d->kind == E_GET && d->args[0]->kind == E_VAR && d->args[0]->var == fold->var2) {
+        kept = d->index == k;
+        break;
+      }
+      if (d->kind == E_UPDATE || d->kind == E_SCATTER)
+        v = d->args[0];
+      else if (d->kind == E_VAR)
+        v = d;
+      else
+        break;
+    }
+  }
+  varmap_free(&rhs_of);
+  return kept;
+}
+
+/* The lengths of the array fields of a fold's result that its steps keep
+ * (a loop updating an array in place, an inlined callee's slice), or NULL
+ * when there are none. */
+static Expr **fold_field_lengths(Simp *s, const Expr *fold) {
+  const Expr *init = fold->args[1];
+  const Expr *t = init->kind == E_TUPLE ? init : known_tuple(s, (Expr *)init);
+  if (!t || !fold->type || fold->type->kind != TY_TUPLE)
+    return NULL;
+  Expr **lens = NULL;
+  for (int k = 0; k < t->nargs; k++) {
+    Expr *len = t->args[k]->type && t->args[k]->type->kind == TY_ARRAY
+                    ? known_length(s, t->args[k]) : NULL;
+    if (!len || !step_keeps_field(s, fold, k))
+      continue;
+    if (!lens) {
+      lens = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->nargs);
+      memset(lens, 0, sizeof(Expr *) * (size_t)t->nargs);
+    }
+    lens[k] = len;
+  }
+  return lens;
+}
+
 /* Records the lengths that a producer of arrays makes known. */
 static void note_lengths(Simp *s, Var *x, Expr *r) {
   Expr *len = NULL;
+  if (r->kind == E_FOLD) {
+    Expr **lens = fold_field_lengths(s, r);
+    if (lens)
+      varmap_put(&s->field_lengths, x, lens);
+    return;
+  }
+  if (r->kind == E_GET && r->args[0]->kind == E_VAR) {
+    Expr **lens = varmap_get(&s->field_lengths, r->args[0]->var);
+    len = lens ? lens[r->index] : NULL;
+  }
   if ((r->kind == E_BUILD || r->kind == E_ALLOC) && expr_is_atom(r->args[0]))
     len = r->args[0];
   else if ((r->kind == E_SCATTER || r->kind == E_UPDATE) && r->args[0]->kind == E_VAR)
@@ -235,6 +305,7 @@ Expr *simplify_expr(Module *m, Expr *e) {
   varmap_free(&s.tuples);
   varmap_free(&s.negs);
   varmap_free(&s.lengths);
+  varmap_free(&s.field_lengths);
   return r;
 }
 
