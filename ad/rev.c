@@ -5098,8 +5098,11 @@ Func *ad_reverse(Module *m, Func *f, NameSet *param_names, const char *suffix, b
   varmap_free(&s.inout);
   varmap_free(&s.stored);
   varmap_free(&s.no_store);
-  for (int i = 0; i < s.store_revs.len; i++)
-    varmap_free(&((StoreRev *)s.store_revs.items[i])->address);
+  for (int i = 0; i < s.store_revs.len; i++) {
+    StoreRev *st = s.store_revs.items[i];
+    varmap_free(&st->address);
+    varmap_free(&st->kept);
+  }
   varmap_free(&s.unlogged);
   if (eager)
     *eager = s.eager_sums > 0;
