@@ -1,36 +1,36 @@
 # adbench: time(derivative) / time(ADBench objective) for ba
 $tool0 << EOD
-0 5.35402
-1 5.25627
-2 5.25114
-3 5.21349
+0 5.58
+1 5.451
+2 5.4534
+3 5.39885
 EOD
 $tool1 << EOD
-0 5.53982
-1 5.44852
-2 5.43423
-3 5.41017
+0 5.6687
+1 5.5597
+2 5.51149
+3 5.52281
 EOD
 $tool2 << EOD
-0 3.65422
-1 3.61133
-2 3.59347
-3 3.5723
+0 3.91324
+1 3.81574
+2 3.78368
+3 3.80166
 EOD
 $tool3 << EOD
-0 231.536
-1 218.106
-2 216.736
-3 211.504
+0 203.581
+1 193.636
+2 195.298
+3 185.895
 EOD
 $tool4 << EOD
-0 45.1876
-1 44.1145
-2 44.2796
-3 44.1803
+0 42.6217
+1 41.7138
+2 41.8849
+3 41.8585
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "adbench-ba.png"
+set output "bench/adbench/charts/adbench-ba.png"
 set title "ba: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"

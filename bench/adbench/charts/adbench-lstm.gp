@@ -1,26 +1,26 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 1.65863
-1 1.66576
-2 1.69052
-3 1.69072
-4 1.72588
+0 1.44924
+1 1.47397
+2 1.44934
+3 1.45401
+4 1.63824
 EOD
 $tool1 << EOD
-0 5.73333
-1 5.72936
-2 5.67394
-3 34.2029
-4 42.861
+0 6.89042
+1 6.81653
+2 6.65221
+3 11.5243
+4 11.1144
 EOD
 $tool2 << EOD
-0 529.687
-1 536.341
-2 934.923
-3 539.761
+0 553.049
+1 471.822
+2 1021.54
+3 465.705
 EOD
 set terminal pngcairo size 720,440 font ",10"
-set output "adbench-lstm.png"
+set output "bench/adbench/charts/adbench-lstm.png"
 set title "lstm: time(derivative) / time(ADBench's C objective)"
 set logscale y
 set ylabel "ratio (log scale)"
