@@ -437,8 +437,14 @@ class Gen:
         # top-level qualifiers on scalar and struct parameters (`const
         # double a0`, `const S s`: DESIGN.md 8.75, the wrappers' shadows)
         self.rcq = random.Random(seed * 452930459 + 83)
+        # a callee given two adjacent slices of one scratch array to update
+        # in a loop (ADBench's lstm_predict passing &s[i], &s[i + b] to
+        # lstm_model; DESIGN.md 8.79: the reverse of each store-back is a
+        # copy), drawn in the walk blocks' slice form
+        self.rcl = random.Random(seed * 472882027 + 89)
         self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
+        self.cell_used = False  # gen_cell, a callee updating two slices
         self.next_id = 0
         self.funcs = []
 
@@ -1017,6 +1023,30 @@ class Gen:
             out.append(S(self, "raw", "@T *%s = calloc(2 * n, sizeof(@T));" % m, fixed=True))
             out.append(S(self, "raw", "gen_fill%s((int)n, %s, #0.5, &%s[n]);" % (suffix, a, m),
                          fixed=True))
+            if self.rcl.random() < 0.5:
+                # a scratch of two halves, made from the input, given to a
+                # callee as two in-out slices at every step of a loop, then
+                # read (nothing before the loop reads it in the reverse
+                # sweep, so the loop saves nothing and each store-back's
+                # reverse is a copy, DESIGN.md 8.79)
+                self.cell_used = True
+                cl, cj = "wc%d" % k, "wk%d" % k
+                out.append(S(self, "raw", "@T *%s = calloc(2 * n, sizeof(@T));" % cl, fixed=True))
+                # every element in order: the scratch is a fresh array (a
+                # build), not a version another loop handed on
+                out.append(S(self, "for", "for (" + ity + " %s = 0; %s < 2 * n; %s++)" % (cj, cj, cj),
+                             body=[S(self, "raw", "%s[%s] = #0.5 * %s[%s %% n];" % (cl, cj, a, cj),
+                                     fixed=True)],
+                             fixed=True))
+                out.append(S(self, "for", "for (int %s = 0; %s < 2; %s++)" % (t, t, t),
+                             body=[S(self, "raw", "gen_cell%s((int)n, %s, &%s[0], &%s[n]);"
+                                     % (suffix, a, cl, cl), fixed=True)],
+                             fixed=True))
+                out.append(S(self, "for", hdr % (cj, cj, cj),
+                             body=[S(self, "raw", "%s += %s[%s] * %s[n + %s];" % (v, cl, cj, cl, cj),
+                                     fixed=True)],
+                             fixed=True))
+                out.append(S(self, "raw", "free(%s);" % cl, fixed=True))
             steps = r.randint(1, 3)
             out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (t, t, steps, t),
                          body=[S(self, "raw", "gen_relax%s((int)n, %s + (%s %% 2) * n, %s);"
@@ -3205,6 +3235,8 @@ def render(g, st=None):
         parts.append(BLOCK_HELPERS)
     if g.walk_used:
         parts.append(WALK_HELPERS)
+    if g.cell_used:
+        parts.append(CELL_HELPERS)
     if g.stypes:
         parts.append("\n".join(t.definition() for t in g.stypes))
     live = [f for f in g.funcs if f.id not in st.drop]
@@ -3325,6 +3357,24 @@ void gen_tailf(int n, float *v) {
     v[n - 1] = 0.5f * v[n - 1] + 0.25f * sinf(v[0]);
 }"""
 
+# an LSTM cell's shape: the hidden and cell slices updated in place, each
+# read before it is written (DESIGN.md 8.21's value semantics hold)
+CELL_HELPERS = """CHAD_DIFFERENTIABLE
+void gen_cell(int n, const double *x, double *h, double *c) {
+    for (int i = 0; i < n; i++)
+        c[i] = 0.5 * c[i] + 0.25 * tanh(x[i] + h[i]);
+    for (int i = 0; i < n; i++)
+        h[i] = 0.75 * tanh(c[i]);
+}
+
+CHAD_DIFFERENTIABLE
+void gen_cellf(int n, const float *x, float *h, float *c) {
+    for (int i = 0; i < n; i++)
+        c[i] = 0.5f * c[i] + 0.25f * tanhf(x[i] + h[i]);
+    for (int i = 0; i < n; i++)
+        h[i] = 0.75f * tanhf(c[i]);
+}"""
+
 GEN_TABLES = ("const double gen_tab[8] = {0.5, -1.25, 2.0, 0.125, -0.75, 1.5, 0.25, -2.0};\n"
               "const double gen_tab2[2][3] = {{1.0, -0.5, 0.25}, {2.0, 0.75, -1.0}};\n"
               "const double gen_dat[4] = {0.75, -0.5, 1.25, 0.375};\n"
@@ -3337,7 +3387,8 @@ def render_plain(g, st):
     that leave variables unused."""
     parts = ['#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include "chad.h"\n',
              GEN_TABLES, CUSTOM_DECLS] + ["\n".join(t.definition() for t in g.stypes)] * bool(g.stypes) \
-        + [BLOCK_HELPERS] * g.blk_used + [WALK_HELPERS] * g.walk_used
+        + [BLOCK_HELPERS] * g.blk_used + [WALK_HELPERS] * g.walk_used \
+        + [CELL_HELPERS] * g.cell_used
     if g.scratch_used:
         parts.insert(1, MEMORY_INCLUDES)
     for fn in g.funcs:
