@@ -197,41 +197,33 @@ static Expr *resolve_operands(Simp *s, Expr *rhs) {
 }
 
 /* Is field k of a fold's result a version of field k of its state: does
- * the step give back, through updates, scatters and copies, the array it
- * took from its state? Then every step keeps that field's length. */
-static bool step_keeps_field(Simp *s, const Expr *fold, int k) {
-  Bindings b = {0};
-  bindings_of(s->a, fold->body, &b);
-  VarMap rhs_of = {0};
-  for (int i = 0; i < b.vars.len; i++)
-    varmap_put(&rhs_of, b.vars.items[i], b.rhss.items[i]);
-  const Expr *r = b.result->kind == E_VAR ? varmap_get(&rhs_of, b.result->var) : b.result;
-  bool kept = false;
-  if (r && r->kind == E_TUPLE && k < r->nargs) {
-    const Expr *v = r->args[k];
-    for (int steps = 0; v->kind == E_VAR && steps <= b.vars.len; steps++) {
-      const Expr *d = varmap_get(&rhs_of, v->var);
-      if (!d)
-        break;
-      if (d->kind == E_GET && d->args[0]->kind == E_VAR && d->args[0]->var == fold->var2) {
-        kept = d->index == k;
-        break;
-      }
-      if (d->kind == E_UPDATE || d->kind == E_SCATTER)
-        v = d->args[0];
-      else if (d->kind == E_VAR)
-        v = d;
-      else
-        break;
-    }
+ * the step (its bindings rhs_of, its result tuple r) give back, through
+ * updates, scatters and copies, the array it took from its state? Then
+ * every step keeps that field's length. */
+static bool step_keeps_field(const Expr *fold, const VarMap *rhs_of, const Expr *r, int k) {
+  if (!r || r->kind != E_TUPLE || k >= r->nargs)
+    return false;
+  const Expr *v = r->args[k];
+  for (int steps = 0; v->kind == E_VAR && steps <= rhs_of->len; steps++) {
+    const Expr *d = varmap_get(rhs_of, v->var);
+    if (!d)
+      return false;
+    if (d->kind == E_GET && d->args[0]->kind == E_VAR && d->args[0]->var == fold->var2)
+      return d->index == k;
+    if (d->kind == E_UPDATE || d->kind == E_SCATTER)
+      v = d->args[0];
+    else if (d->kind == E_VAR)
+      v = d;
+    else
+      return false;
   }
-  varmap_free(&rhs_of);
-  return kept;
+  return false;
 }
 
 /* The lengths of the array fields of a fold's result that its steps keep
  * (a loop updating an array in place, an inlined callee's slice), or NULL
- * when there are none. */
+ * when there are none. The step is read once, and only when some array
+ * field starts with a known length. */
 static Expr **fold_field_lengths(Simp *s, const Expr *fold) {
   const Expr *init = fold->args[1];
   const Expr *t = init->kind == E_TUPLE ? init : known_tuple(s, (Expr *)init);
@@ -241,7 +233,7 @@ static Expr **fold_field_lengths(Simp *s, const Expr *fold) {
   for (int k = 0; k < t->nargs; k++) {
     Expr *len = t->args[k]->type && t->args[k]->type->kind == TY_ARRAY
                     ? known_length(s, t->args[k]) : NULL;
-    if (!len || !step_keeps_field(s, fold, k))
+    if (!len)
       continue;
     if (!lens) {
       lens = arena_alloc(s->a, sizeof(Expr *) * (size_t)t->nargs);
@@ -249,7 +241,22 @@ static Expr **fold_field_lengths(Simp *s, const Expr *fold) {
     }
     lens[k] = len;
   }
-  return lens;
+  if (!lens)
+    return NULL;
+  VarMap rhs_of = {0};
+  const Expr *r = fold->body;
+  for (; r->kind == E_LET; r = r->body)
+    varmap_put(&rhs_of, r->var, r->args[0]);
+  if (r->kind == E_VAR && varmap_get(&rhs_of, r->var))
+    r = varmap_get(&rhs_of, r->var);
+  bool any = false;
+  for (int k = 0; k < t->nargs; k++) {
+    if (lens[k] && !step_keeps_field(fold, &rhs_of, r, k))
+      lens[k] = NULL;
+    any = any || lens[k];
+  }
+  varmap_free(&rhs_of);
+  return any ? lens : NULL;
 }
 
 /* Records the lengths that a producer of arrays makes known. */
