@@ -194,6 +194,8 @@ typedef struct Rev {
                        of the memory it carries (DESIGN 8.23) */
   bool tbr_conflict; /* ... but a step's reverse reads that memory */
   const Expr *tbr_loop; /* the loop for which tbr was set */
+  const VarMap *tbr_origins; /* ... and the origins of its step's arrays
+                       while that step's reverse is made (8.80) */
   FinalReads *final; /* ... and which of its reads no later write changes, */
   Var *final_result; /* ... read again from its result, this (an array) */
   VarMap defs;      /* Var -> its right-hand side anywhere in the body
@@ -2278,11 +2280,15 @@ static const char *store_step(Rev *s, Var *x, Expr *rhs, StoreRev *st, Expr **pr
   Bindings bprimal = {0};
   bool failed = s->failed;
   Diag err = *s->err;
+  const VarMap *outer_origins = s->tbr_origins;
+  if (s->tbr && s->tbr_loop == rhs)
+    s->tbr_origins = &origins;
   s->nesting++;
   s->store_depth++;
   Expr *r = rev_block(s, rhs->body, ex_var(s->a, st->ct_var), &bprimal, &st->rev);
   s->store_depth--;
   s->nesting--;
+  s->tbr_origins = outer_origins;
   Contrib *c = take_contribs(s, rhs->var2);
   st->state_ct = c ? bind(s, &st->rev, bname(s, rhs->var2), sum_contribs(s, rhs->var2, c))
                    : ex_zero(s->a, type_tangent(s->a, st_type));
@@ -2590,6 +2596,30 @@ bool costly_sum(const Expr *e) {
          expr_any(e->body, expr_is_math_call);
 }
 
+/* Does e read (index) an array that is a version of one the loop tried
+ * under 8.23 carries? */
+static bool reads_carried(const Expr *e, const VarMap *origins) {
+  if (e->kind == E_INDEX && e->args[0]->kind == E_VAR) {
+    const int *o = varmap_get(origins, e->args[0]->var);
+    if (o && o[0] != NOT_CARRIED)
+      return true;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (reads_carried(e->args[i], origins))
+      return true;
+  return e->body && reads_carried(e->body, origins);
+}
+
+/* DESIGN 8.80: a sum of numbers, in the step of the loop tried under
+ * 8.23, that reads elements of the arrays the loop carries. Its reverse
+ * would read them again from memory as the step left it, which only the
+ * undo log gives back (a conflict: the loop then saves everything it
+ * overwrites); stored, its reverse reads the numbers it pushed. */
+static bool sum_reads_carried(const Rev *s, const Expr *e) {
+  return s->tbr_origins && e->kind == E_SUM && type_is_float(e->type) &&
+         !contains_loop(e->body) && reads_carried(e->body, s->tbr_origins);
+}
+
 /* Requires: x = rhs, a sum whose reverse did not run in the primal sweep.
  * Guarantees (when it returns true): the sum runs as the fold
  * `fold n s0 (i, acc) (acc + body)`, which adds the same values in the
@@ -2603,9 +2633,13 @@ bool costly_sum(const Expr *e) {
  * logsumexp). The store policy decides as for any fold; when it
  * recomputes, the sum stays. */
 static bool primal_store_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (!s->may_store || !costly_sum(rhs) ||
-      !(s->store_depth > 0 || s->eager_depth > 0 || s->loop_reverses > 0))
+  if (!s->may_store || !(costly_sum(rhs) || sum_reads_carried(s, rhs)) ||
+      !(s->store_depth > 0 || s->eager_depth > 0 || s->loop_reverses > 0)) {
+    /* an attempt of 8.23 that failed may have made x a storing fold */
+    if (varmap_get(&s->sum_fold, x))
+      varmap_put(&s->sum_fold, x, NULL);
     return false;
+  }
   Bindings step = {0};
   bindings_of(s->a, rhs->body, &step);
   Var *acc = var_new(s->a, nameset_fresh(s->names, s->a, "acc"), rhs->type);
