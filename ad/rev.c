@@ -2568,6 +2568,9 @@ static bool primal_store_fold(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
      * would run the whole primal once more in the reverse sweep, and what
      * it stores is bounded by the work the primal does */
     s->tbr_conflict = false;
+    if (s->dump)
+      fprintf(s->dump, "chad: %s: the loop at line %d saves what it overwrites in the arrays it "
+                       "carries: %s (8.23)\n", s->f->name, rhs->loc.line, why);
     st = arena_alloc(s->a, sizeof *st);
     ptrvec_push(s->a, &s->store_revs, st);
     why = try_store(s, x, rhs, st, &body);

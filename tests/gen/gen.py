@@ -442,6 +442,11 @@ class Gen:
         # lstm_model; DESIGN.md 8.79: the reverse of each store-back is a
         # copy), drawn in the walk blocks' slice form
         self.rcl = random.Random(seed * 472882027 + 89)
+        # a loop stepping two fresh state arrays in place, element by
+        # element, and adding up an error of the new state in the same step
+        # (a one-layer LSTM over a sequence; DESIGN.md 8.80: the sum stores
+        # what it reads, so the loop saves nothing it overwrites)
+        self.rts = random.Random(seed * 492876847 + 97)
         self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.cell_used = False  # gen_cell, a callee updating two slices
@@ -1150,6 +1155,8 @@ class Gen:
                               fixed=True))
             out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (t, t, steps, t),
                          body=body, fixed=True))
+            if self.rts.random() < 0.3:
+                out += self.drawn_from(self.rts, lambda c: self.time_steps(c, k, m, a, v), c)
             rd = c.sub(reads=c.reads + ["%s[%s]" % (m, j)], ints=c.ints + [j])
             out.append(S(self, "for", hdr % (j, j, j),
                          body=[S(self, "raw", "%s += #0.5 * %s[%s] + {0};" % (v, m, j), [self.expr(rd, 1)],
@@ -1158,6 +1165,36 @@ class Gen:
             out.append(S(self, "raw", "free(%s);" % m, fixed=True))
         c.vars.append(v)
         fn.mutable.append(v)
+        return out
+
+    def time_steps(self, c, k, m, a, v):
+        """Two state arrays made from the scratch m (every element in
+        order: fresh arrays), stepped in place element by element for a
+        few steps, and the error of one against the input a added to v at
+        every step, after the inner loop."""
+        r = self.r
+        ity = c.fn.ity
+        hs, cs, ti, si, ei = "th%d" % k, "tc%d" % k, "tt%d" % k, "ti%d" % k, "te%d" % k
+        out = [S(self, "raw", "@T *%s = malloc(n * sizeof(@T));" % hs, fixed=True),
+               S(self, "raw", "@T *%s = malloc(n * sizeof(@T));" % cs, fixed=True)]
+        out.append(S(self, "for", "for (" + ity + " %s = 0; %s < n; %s++)" % (si, si, si),
+                     body=[S(self, "raw", "%s[%s] = #0.5 * %s[%s];" % (hs, si, m, si), fixed=True),
+                           S(self, "raw", "%s[%s] = #0.25 * %s[%s];" % (cs, si, a, si), fixed=True)],
+                     fixed=True))
+        cell = [S(self, "raw", "%s[%s] = #0.5 * %s[%s] + #0.25 * tanh(%s[%s] + %s[%s]);"
+                  % (cs, si, cs, si, hs, si, a, si), fixed=True),
+                S(self, "raw", "%s[%s] = #0.75 * tanh(%s[%s]);" % (hs, si, cs, si), fixed=True)]
+        rd = c.sub(reads=c.reads + ["%s[%s]" % (hs, ei)], ints=c.ints + [ei])
+        err = S(self, "raw", "%s += (%s[%s] - %s[%s]) * (%s[%s] - %s[%s]) * {0};"
+                % (v, hs, ei, a, ei, hs, ei, a, ei), [self.expr(rd, 1)], fixed=True)
+        out.append(S(self, "for", "for (int %s = 0; %s < %d; %s++)" % (ti, ti, r.randint(1, 3), ti),
+                     body=[S(self, "for", "for (" + ity + " %s = 0; %s < n; %s++)" % (si, si, si),
+                             body=cell, fixed=True),
+                           S(self, "for", "for (" + ity + " %s = 0; %s < n; %s++)" % (ei, ei, ei),
+                             body=[err], fixed=True)],
+                     fixed=True))
+        out.append(S(self, "raw", "free(%s);" % hs, fixed=True))
+        out.append(S(self, "raw", "free(%s);" % cs, fixed=True))
         return out
 
     def drawn_from(self, stream, make, c):
