@@ -106,6 +106,10 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
     *effects = buffers_matter(s, rhs);
     return rhs;
   }
+  if (lapply_adds_into_buffers(rhs)) { /* the same, as a linear map */
+    *effects = true;
+    return rhs;
+  }
   if (rhs->kind != E_IF && !expr_is_loop(rhs))
     return rhs;
   if (rhs->kind == E_IF) {
@@ -135,7 +139,8 @@ static Expr *dce_rhs(Dce *s, Expr *rhs, bool *effects) {
 /* Does e contain anything that writes a buffer? (No liveness involved.) */
 static bool has_effect_node(const Expr *e) {
   for (; e; e = e->kind == E_LET || expr_is_loop(e) ? e->body : NULL) {
-    if (e->kind == E_ACCUM || expr_is_log(e) || call_adds_into_buffers(e))
+    if (e->kind == E_ACCUM || expr_is_log(e) || call_adds_into_buffers(e) ||
+        lapply_adds_into_buffers(e))
       return true;
     for (int i = 0; i < e->nargs; i++)
       if (has_effect_node(e->args[i]))

@@ -406,6 +406,25 @@ bool call_adds_into_buffers(const Expr *rhs) {
   return false;
 }
 
+/* Does the linear map m hold a callee's derivative that adds into
+ * buffers (an lcall given cotangent arrays)? */
+static bool map_adds_into_buffers(const Expr *m) {
+  if (m->kind == E_LCALL) {
+    for (int i = 0; i < m->nargs; i++)
+      if (m->args[i]->type && m->args[i]->type->kind == TY_ARRAY)
+        return true;
+    return false;
+  }
+  for (int i = 0; i < m->nargs; i++)
+    if (map_adds_into_buffers(m->args[i]))
+      return true;
+  return false;
+}
+
+bool lapply_adds_into_buffers(const Expr *rhs) {
+  return rhs->kind == E_LAPPLY && map_adds_into_buffers(rhs->args[0]);
+}
+
 const char *c_name_of(Arena *a, const char *ir_name) {
   const char *dollar = strchr(ir_name, '$');
   if (!dollar)

@@ -138,6 +138,10 @@ Expr *expr_subst(Arena *a, Expr *e, const VarMap *subst);
  * is an effect: it is neither merged with another (CSE) nor dropped while
  * its buffers are read (DCE). */
 bool call_adds_into_buffers(const Expr *rhs);
+/* Is rhs the application of a linear map holding such a derivative (an
+ * lcall with cotangent arrays, before the linear maps are eliminated)?
+ * The same effect, for DCE run on a step's reverse (DESIGN 8.79). */
+bool lapply_adds_into_buffers(const Expr *rhs);
 
 /* A comparison of a variable with itself, as a constant where C knows it
  * (C compilers warn about `t > t`): every one for integers, `<` and `>`

@@ -4,7 +4,8 @@
  * `do`, a loop that may run no step, conditions with effects (`n--`),
  * `continue` (which goes to the condition), `return` from inside, a while
  * nested in a for loop and a for loop nested in a while, and unsigned
- * counters of any width. The derivative is that of the steps that ran. */
+ * counters of any width, and loops left by `break` that call a callee
+ * given an array. The derivative is that of the steps that ran. */
 #include <math.h>
 #include <stddef.h>
 
@@ -144,6 +145,35 @@ GC_WRAP1(fixed_point)
 GC_WRAP2(halve_below)
 GC_WRAPF1(halve_f)
 
+/* A loop left by `break` (and one bounded by `&&`, which lowers the same
+ * way: a done flag and a branch) calling a callee given an array: the
+ * callee's derivative sits in a branch of a step that stores (gen seed
+ * 255990: a zero gradient, DESIGN 8.81). */
+CHAD_DIFFERENTIABLE
+double sumsq(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return s;
+}
+CHAD_DIFFERENTIABLE
+double break_call(const double *x, int n) {
+    double v = 0;
+    for (int i = 0; i < n; i++) {
+        if (i >= 3)
+            break;
+        v += x[i] * sumsq(x + 1, n - 1);
+    }
+    return v;
+}
+CHAD_DIFFERENTIABLE
+double and_bound_call(const double *x, int n) {
+    double v = 0;
+    for (int i = 0; i < n && i < 3; i++)
+        v += sumsq(&x[1], n - 1);
+    return v;
+}
+
 struct ctx { int n; double t; };
 #define N(c) (((const struct ctx *)(c))->n)
 #define T(c) (((const struct ctx *)(c))->t)
@@ -168,6 +198,20 @@ static void fb_wfwd(const double *x, const double *dx, double *y, double *dy, vo
 static void fb_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
     double tb = 0;
     y[0] = first_big_rev(x, xb, N(c), T(c), &tb, yb[0]);
+}
+static void bc_w(const double *x, double *y, void *c) { y[0] = break_call(x, N(c)); }
+static void bc_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = break_call_fwd(x, dx, N(c), &dy[0]);
+}
+static void bc_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = break_call_rev(x, xb, N(c), yb[0]);
+}
+static void ab_w(const double *x, double *y, void *c) { y[0] = and_bound_call(x, N(c)); }
+static void ab_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
+    y[0] = and_bound_call_fwd(x, dx, N(c), &dy[0]);
+}
+static void ab_wrev(const double *x, double *xb, double *y, const double *yb, void *c) {
+    y[0] = and_bound_call_rev(x, xb, N(c), yb[0]);
 }
 static void re_w(const double *x, double *y, void *c) { y[0] = reduce_each(x, N(c)); }
 static void re_wfwd(const double *x, const double *dx, double *y, double *dy, void *c) {
@@ -218,6 +262,8 @@ int main(void) {
         check("skip_negative", &c, n, sn_w, sn_wfwd, sn_wrev, -2, 2);
         check("first_big", &c, n, fb_w, fb_wfwd, fb_wrev, -1, 2);
         check("reduce_each", &c, n, re_w, re_wfwd, re_wrev, -3, 3);
+        check("break_call", &c, n, bc_w, bc_wfwd, bc_wrev, -2, 2);
+        check("and_bound_call", &c, n, ab_w, ab_wfwd, ab_wrev, -2, 2);
         check("shrink_passes", &c, n + 1, sp_w, sp_wfwd, sp_wrev, 0.1, 1.5);
     }
     return gc_summary();
