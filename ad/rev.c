@@ -2623,6 +2623,12 @@ static bool sum_reads_carried(const Rev *s, const Expr *e) {
          !contains_loop(e->body) && reads_carried(e->body, s->tbr_origins);
 }
 
+/* A sum of numbers whose step runs a loop: its reverse would run that
+ * loop again for each step's value. */
+static bool sum_of_loops(const Expr *e) {
+  return e->kind == E_SUM && type_is_float(e->type) && contains_loop(e->body);
+}
+
 /* Requires: x = rhs, a sum whose reverse did not run in the primal sweep.
  * Guarantees (when it returns true): the sum runs as the fold
  * `fold n s0 (i, acc) (acc + body)`, which adds the same values in the
@@ -2636,7 +2642,7 @@ static bool sum_reads_carried(const Rev *s, const Expr *e) {
  * logsumexp). The store policy decides as for any fold; when it
  * recomputes, the sum stays. */
 static bool primal_store_sum(Rev *s, Var *x, Expr *rhs, Bindings *primal) {
-  if (!s->may_store || !(costly_sum(rhs) || sum_reads_carried(s, rhs)) ||
+  if (!s->may_store || !(costly_sum(rhs) || sum_reads_carried(s, rhs) || sum_of_loops(rhs)) ||
       !(s->store_depth > 0 || s->eager_depth > 0 || s->loop_reverses > 0)) {
     /* an attempt of 8.23 that failed may have made x a storing fold */
     if (varmap_get(&s->sum_fold, x))
