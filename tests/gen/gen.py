@@ -447,6 +447,10 @@ class Gen:
         # (a one-layer LSTM over a sequence; DESIGN.md 8.80: the sum stores
         # what it reads, so the loop saves nothing it overwrites)
         self.rts = random.Random(seed * 492876847 + 97)
+        # a loop left by `break`, or bounded by `&&`, whose step calls a
+        # callee given an array (DESIGN.md 8.81: the callee's derivative,
+        # in a branch of a storing step, was dropped by DCE)
+        self.rbk = random.Random(seed * 512927357 + 101)
         self.idx_type = "int"
         self.walk_used = False  # gen_relax and gen_fill, array-updating callees
         self.cell_used = False  # gen_cell, a callee updating two slices
@@ -989,6 +993,32 @@ class Gen:
         updates (gen_relax) or fills (gen_fill) a whole array, called in a
         loop. Every draw comes from self.rw, as scratch() does with rm."""
         return self.drawn_from(self.rw, self.walk_block, c)
+
+    def break_call(self, c):
+        """v += a callee's value at each step of a loop that stops early:
+        by `break` under a condition on the counter, or by `&&` in the
+        loop's condition (both lower to a done flag and a branch)."""
+        r = self.r
+        fn = c.fn
+        fn.nvar += 1
+        i = "bi%d" % fn.nvar
+        v = self.newvar(fn)
+        g = r.choice([g for g in fn.callees if g.arrays])
+        lc = c.sub(ints=c.ints + [i])
+        call = self.call(lc, 2, g)
+        stop = r.randint(1, 3)
+        out = [S(self, "raw", "@T %s = #0.0;" % v, fixed=True)]
+        if r.random() < 0.5:
+            body = [S(self, "raw", "if (%s >= %d)\n    break;" % (i, stop), fixed=True),
+                    S(self, "raw", "%s += #0.5 * {0};" % v, [call], fixed=True)]
+            hdr = "for (%s %s = 0; %s < n; %s++)" % (fn.ity, i, i, i)
+        else:
+            body = [S(self, "raw", "%s += #0.5 * {0};" % v, [call], fixed=True)]
+            hdr = "for (%s %s = 0; %s < n && %s < %d; %s++)" % (fn.ity, i, i, i, stop, i)
+        out.append(S(self, "for", hdr, body=body, fixed=True))
+        c.vars.append(v)
+        fn.mutable.append(v)
+        return out
 
     def walk_block(self, c):
         r = self.r
@@ -2579,6 +2609,8 @@ class Gen:
             body.extend(self.scratch(c))
         if fn.arrays and self.rw.random() < 0.3:
             body.extend(self.walks(c))
+        if fn.arrays and self.rbk.random() < 0.6 and any(g.arrays for g in fn.callees):
+            body.extend(self.drawn_from(self.rbk, self.break_call, c))
         if fn.out:
             body.extend(self.output_stmts(c))
         if fn.souts:
