@@ -1,23 +1,23 @@
 # adbench: time(derivative) / time(ADBench objective) for lstm
 $tool0 << EOD
-0 1.44924
-1 1.47397
-2 1.44934
-3 1.45401
-4 1.63824
+0 1.44851
+1 1.44688
+2 1.45854
+3 1.44821
+4 1.4581
 EOD
 $tool1 << EOD
-0 6.89042
-1 6.81653
-2 6.65221
-3 11.5243
-4 11.1144
+0 7.312
+1 7.20329
+2 7.65749
+3 11.1756
+4 11.4886
 EOD
 $tool2 << EOD
-0 553.049
-1 471.822
-2 1021.54
-3 465.705
+0 537.128
+1 531.209
+2 1006.92
+3 533.833
 EOD
 set terminal pngcairo size 720,440 font ",10"
 set output "bench/adbench/charts/adbench-lstm.png"
